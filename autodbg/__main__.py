@@ -1,0 +1,3 @@
+from autodbg.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,38 @@
+"""`autodbg` command line: each area registers its own subcommands; errors are one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from autodbg.errors import AutodbgError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # Imported here, not at module level, so `autodbg --help` stays fast; each module keeps its
+    # heavy imports inside its command functions.
+    from autodbg import bench, installer, model_cli, run
+
+    parser = argparse.ArgumentParser(
+        prog="autodbg",
+        description="When Python crashes, a local model debugs the dying process and tells you why.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    installer.register(sub)
+    run.register(sub)
+    model_cli.register(sub)
+    bench.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except AutodbgError as exc:
+        print(f"autodbg: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("autodbg: interrupted", file=sys.stderr)
+        return 130

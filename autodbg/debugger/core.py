@@ -1,0 +1,206 @@
+"""The post-mortem debugger: a `bdb.Bdb` attached to a crash's tracebacks.
+
+It holds the exception chain, the stack of the selected exception and the current frame, and
+tells user frames from library frames. It knows nothing of commands or models.
+"""
+
+from __future__ import annotations
+
+import bdb
+import builtins
+import linecache
+import os
+import sys
+import sysconfig
+import types
+from dataclasses import dataclass
+
+MAX_CHAIN = 64
+
+
+@dataclass
+class ChainedException:
+    """One exception of the crash's chain and how it relates to the others."""
+
+    exc: BaseException
+    relation: str  # "raised", "cause of #N", "context of #N", "member K of group #N"
+
+    @property
+    def title(self) -> str:
+        return exception_title(self.exc)
+
+
+def exception_title(exc: BaseException) -> str:
+    name = type(exc).__qualname__
+    module = type(exc).__module__
+    if module not in ("builtins", "__main__"):
+        name = f"{module}.{name}"
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<str() failed>"
+    return f"{name}: {message}" if message else name
+
+
+def exception_chain(exc: BaseException) -> tuple[list[ChainedException], int]:
+    """The chain in the order Python prints it (earliest first), and the index of EXC.
+
+    Follows `__cause__`, else `__context__` unless suppressed, and the members of exception
+    groups; cycle-safe and bounded.
+    """
+    chain: list[ChainedException] = []
+    seen: set[int] = set()
+
+    def add(e: BaseException, relation: str) -> int:
+        seen.add(id(e))
+        before = e.__cause__ or (None if e.__suppress_context__ else e.__context__)
+        if before is not None and id(before) not in seen and len(chain) < MAX_CHAIN:
+            kind = "cause" if e.__cause__ is not None else "context"
+            slot = add(before, "")
+            chain[slot].relation = f"{kind} of #{len(chain)}"
+        chain.append(ChainedException(e, relation))
+        index = len(chain) - 1
+        for k, member in enumerate(getattr(e, "exceptions", ()) if _is_group(e) else ()):
+            if id(member) not in seen and len(chain) < MAX_CHAIN:
+                add(member, f"member {k} of group #{index}")
+        return index
+
+    top = add(exc, "raised")
+    return chain, top
+
+
+def _is_group(exc: BaseException) -> bool:
+    return isinstance(exc, getattr(builtins, "BaseExceptionGroup", ()))  # 3.11+
+
+
+def _library_roots() -> tuple[str, ...]:
+    roots = {sysconfig.get_path(p) for p in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # autodbg itself
+    return tuple(os.path.normcase(os.path.realpath(r)) + os.sep for r in roots if r)
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+def is_user_file(filename: str) -> bool:
+    """User code is anything not in the standard library, site-packages, or autodbg itself."""
+    if filename.startswith("<"):
+        return filename in ("<string>", "<stdin>") or filename.startswith("<python-input")
+    path = os.path.normcase(os.path.realpath(filename))
+    if "site-packages" in path or "dist-packages" in path:
+        return False
+    return not path.startswith(_LIBRARY_ROOTS)
+
+
+@dataclass
+class FrameEntry:
+    """One frame of the selected stack, numbered from the outermost (0), as in pdb."""
+
+    index: int
+    frame: types.FrameType
+    lineno: int
+
+    @property
+    def filename(self) -> str:
+        return self.frame.f_code.co_filename
+
+    @property
+    def function(self) -> str:
+        return self.frame.f_code.co_name
+
+    @property
+    def is_user(self) -> bool:
+        return is_user_file(self.filename)
+
+    @property
+    def location(self) -> str:
+        return f"{display_path(self.filename)}:{self.lineno} in {self.function}"
+
+
+def display_path(filename: str) -> str:
+    """Paths under the working directory are shown relative to it."""
+    if filename.startswith("<"):
+        return filename
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if rel.startswith("..") else rel
+
+
+class PostMortem(bdb.Bdb):
+    """A debugger attached to a finished crash: it inspects, it never resumes execution."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.chain, self.top_exception = exception_chain(exc)
+        self.exception_index = self.top_exception
+        self.stack: list[FrameEntry] = []
+        self.curindex = 0
+        self.select_exception(self.top_exception)
+
+    # --- selection ---------------------------------------------------------------------------
+
+    @property
+    def exception(self) -> BaseException:
+        return self.chain[self.exception_index].exc
+
+    def select_exception(self, index: int) -> None:
+        """Make exception INDEX of the chain current, at its innermost user frame."""
+        exc = self.chain[index].exc
+        if exc.__traceback__ is None:
+            raise ValueError(f"exception #{index} was never raised, so it has no frames")
+        self.reset()
+        raw, _ = self.get_stack(None, exc.__traceback__)
+        # get_stack's line numbers come from the traceback, so they are the line that was
+        # executing, also for frames that kept running afterwards (the module in an `except`).
+        self.stack = [FrameEntry(i, f, lineno) for i, (f, lineno) in enumerate(raw)]
+        self.exception_index = index
+        self.curindex = self.crash_index
+        if not self.stack[self.curindex].is_user:
+            users = self.user_indexes()
+            self.curindex = users[-1] if users else self.curindex
+
+    @property
+    def crash_index(self) -> int:
+        return len(self.stack) - 1
+
+    @property
+    def current(self) -> FrameEntry:
+        return self.stack[self.curindex]
+
+    def user_indexes(self) -> list[int]:
+        return [e.index for e in self.stack if e.is_user]
+
+    def select_frame(self, index: int) -> FrameEntry:
+        if not 0 <= index < len(self.stack):
+            raise ValueError(f"no frame {index}: frames are 0..{len(self.stack) - 1}")
+        self.curindex = index
+        return self.current
+
+    def all_frames(self):
+        """Every frame of every exception in the chain (each once)."""
+        seen = set()
+        for chained in self.chain:
+            tb = chained.exc.__traceback__
+            while tb is not None:
+                if id(tb.tb_frame) not in seen:
+                    seen.add(id(tb.tb_frame))
+                    yield tb.tb_frame
+                tb = tb.tb_next
+
+    # --- source ------------------------------------------------------------------------------
+
+    def source_lines(self, entry: FrameEntry | None = None) -> list[str]:
+        entry = entry or self.current
+        return source_lines(entry.filename, entry.frame.f_globals)
+
+
+def source_lines(filename: str, module_globals: dict | None = None) -> list[str]:
+    """The file's lines (without newlines), also for `python -c` code before 3.13."""
+    lines = linecache.getlines(filename, module_globals)
+    if not lines and filename == "<string>":
+        argv = getattr(sys, "orig_argv", [])
+        if "-c" in argv and argv.index("-c") + 1 < len(argv):
+            lines = argv[argv.index("-c") + 1].splitlines(True)
+    return [line.rstrip("\r\n") for line in lines]

@@ -1,0 +1,521 @@
+"""Read-only evaluation of expressions in a crashed frame, and guarded, bounded, redacted reprs.
+
+Expressions are not handed to `eval`: a small interpreter walks an allow-listed subset of the
+AST, so nothing outside that subset can run. Calls are limited to pure built-ins and pure methods
+of built-in types. Reading an attribute or formatting a value may still run user code (a property,
+a `__repr__`); those run under a time limit and with their exceptions caught.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+import re
+import signal
+import threading
+import types
+from contextlib import contextmanager
+
+MAX_REPR = 300  # characters of one value
+MAX_ITEMS = 12  # container items shown before "..."
+MAX_DEPTH = 3
+MAX_SIZE = 1_000_000  # longest sequence an expression may build or walk
+TIME_LIMIT = 1.0  # seconds for one evaluation or repr that may run user code
+
+
+class Refused(Exception):
+    """The expression is outside the safe subset; the message says why, in one line."""
+
+
+class TimeLimit(BaseException):
+    """Raised inside user code that ran too long; BaseException so `except Exception` in a
+    user's __repr__ cannot swallow it."""
+
+
+# --- secrets ---------------------------------------------------------------------------------
+
+_SECRET_WORD = re.compile(
+    r"(pass(word|wd|phrase)?|pwd|secret|token|auth(orization)?|cookie|credentials?|"
+    r"api_?key|private_?key|secret_?key|access_?key|signing_?key|session_?(id|key)|bearer)",
+    re.IGNORECASE,
+)
+REDACTED = "<redacted>"
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a variable, attribute or key name looks like it holds a secret.
+
+    A bare `key` is not treated as secret: dict keys are the core evidence of a KeyError.
+    """
+    return bool(_SECRET_WORD.search(name))
+
+
+class Redactor:
+    """Remembers secret values seen in the crashed frames and scrubs them from any text."""
+
+    def __init__(self) -> None:
+        self.values: set[str] = set()
+
+    def learn(self, name: str, value: object) -> None:
+        if is_secret_name(name) and isinstance(value, (str, bytes)) and len(value) >= 4:
+            self.values.add(value if isinstance(value, str) else value.decode("utf-8", "replace"))
+
+    def learn_frame(self, frame: types.FrameType) -> None:
+        for name, value in _frame_locals(frame).items():
+            self.learn(name, value)
+            for attr, inner in _plain_attributes(value):
+                self.learn(attr, inner)
+
+    def scrub(self, text: str) -> str:
+        for secret in sorted(self.values, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
+        return _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+# `api_token='abc'` / `"password": "abc"` inside a repr someone else wrote.
+_SECRET_ASSIGNMENT = re.compile(
+    r"""((?:['"]?)[\w-]*(?:""" + _SECRET_WORD.pattern + r""")[\w-]*['"]?\s*[=:]\s*)"""
+    r"""('[^']*'|"[^"]*"|[^\s,)}\]]+)""",
+    re.IGNORECASE,
+)
+
+
+def _frame_locals(frame: types.FrameType) -> dict:
+    try:
+        return dict(frame.f_locals)
+    except Exception:
+        return {}
+
+
+def _plain_attributes(value: object):
+    """(name, value) pairs of an object's instance dict or a dict's string keys, one level."""
+    try:
+        if isinstance(value, dict):
+            items = [(k, v) for k, v in list(value.items())[:200] if isinstance(k, str)]
+        else:
+            d = object.__getattribute__(value, "__dict__")
+            items = list(d.items())[:200] if isinstance(d, dict) else []
+    except Exception:
+        return []
+    return items
+
+
+# --- time limit ------------------------------------------------------------------------------
+
+@contextmanager
+def time_limit(seconds: float):
+    """Interrupt the block after SECONDS by raising TimeLimit (main thread only; elsewhere the
+    block runs unbounded, so callers there must not run user code)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise TimeLimit
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def can_run_user_code() -> bool:
+    """User code may only run where a time limit can stop it."""
+    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+
+# --- repr ------------------------------------------------------------------------------------
+
+def cut(text: str, limit: int = MAX_REPR) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"...[cut, {len(text)} chars]"
+
+
+def safe_repr(value: object, limit: int = MAX_REPR) -> str:
+    """A bounded repr that never raises and never hangs."""
+    return cut(_repr(value, MAX_DEPTH), limit)
+
+
+_SIMPLE = (int, float, complex, bool, type(None), range, type, types.BuiltinFunctionType)
+
+
+def _repr(value: object, depth: int) -> str:
+    if isinstance(value, _SIMPLE) and type(value).__repr__ in {t.__repr__ for t in _SIMPLE}:
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 2000:
+            return f"<int with {value.bit_length()} bits>"
+        return repr(value)
+    if type(value) in (str, bytes, bytearray):
+        shown = repr(value[:MAX_REPR])
+        return shown if len(value) <= MAX_REPR else shown + f"...[{len(value)} long]"
+    if type(value) in (list, tuple, set, frozenset, dict) or isinstance(value, dict):
+        return _repr_container(value, depth)
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        return f"<function {getattr(value, '__qualname__', '?')}>"
+    if isinstance(value, types.ModuleType):
+        return f"<module {value.__name__}>"
+    if type(value).__repr__ is object.__repr__:
+        return _repr_plain_object(value, depth)
+    return _guarded_user_repr(value)
+
+
+def _repr_container(value, depth: int) -> str:
+    if depth <= 0:
+        return f"<{type(value).__name__} of {len(value)}>"
+    if isinstance(value, dict):
+        items = []
+        for i, (k, v) in enumerate(value.items()):
+            if i == MAX_ITEMS:
+                items.append(f"...{len(value) - MAX_ITEMS} more")
+                break
+            shown = REDACTED if isinstance(k, str) and is_secret_name(k) else _repr(v, depth - 1)
+            items.append(f"{_repr(k, depth - 1)}: {shown}")
+        body = ", ".join(items)
+        return "{" + body + "}" if type(value) is dict else f"{type(value).__name__}({{{body}}})"
+    items = [_repr(v, depth - 1) for _, v in zip(range(MAX_ITEMS), value)]
+    if len(value) > MAX_ITEMS:
+        items.append(f"...{len(value) - MAX_ITEMS} more")
+    body = ", ".join(items)
+    if isinstance(value, list):
+        return "[" + body + "]"
+    if isinstance(value, tuple):
+        return "(" + body + ("," if len(value) == 1 else "") + ")"
+    if not value:
+        return f"{type(value).__name__}()"
+    return "{" + body + "}" if type(value) is set else f"{type(value).__name__}({{{body}}})"
+
+
+def _repr_plain_object(value, depth: int) -> str:
+    """Objects without their own __repr__: show their fields, which is what a debugger wants."""
+    name = type(value).__name__
+    fields = _plain_attributes(value)
+    if not fields or depth <= 0:
+        return f"<{name} object>"
+    shown = []
+    for attr, inner in fields[:MAX_ITEMS]:
+        shown.append(f"{attr}={REDACTED if is_secret_name(attr) else _repr(inner, depth - 1)}")
+    if len(fields) > MAX_ITEMS:
+        shown.append("...")
+    return f"{name}({', '.join(shown)})"
+
+
+def _guarded_user_repr(value) -> str:
+    if not can_run_user_code():
+        return f"<{type(value).__name__} object>"
+    try:
+        with time_limit(TIME_LIMIT):
+            text = repr(value)
+            if not isinstance(text, str):
+                return f"<repr failed: __repr__ returned {type(text).__name__}>"
+            return cut(text)
+    except TimeLimit:
+        return f"<repr timed out after {TIME_LIMIT:g}s>"
+    except BaseException as exc:  # a user's __repr__ may raise anything, even SystemExit
+        return f"<repr failed: {type(exc).__name__}: {cut(str(exc), 80)}>"
+
+
+# --- evaluation ------------------------------------------------------------------------------
+
+SAFE_BUILTINS = {
+    name: getattr(builtins, name)
+    for name in (
+        "abs all any ascii bin bool callable chr dict divmod enumerate float frozenset hasattr "
+        "hex int isinstance issubclass len list max min oct ord range repr reversed round set "
+        "sorted str sum tuple type zip getattr vars id"
+    ).split()
+}
+
+_PURE_METHODS: dict[type, set[str]] = {
+    str: set(
+        "capitalize casefold center count encode endswith expandtabs find index isalnum isalpha "
+        "isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle "
+        "isupper join ljust lower lstrip partition removeprefix removesuffix replace rfind rindex "
+        "rjust rpartition rsplit rstrip split splitlines startswith strip swapcase title upper zfill".split()
+    ),
+    bytes: set("count decode endswith find hex index isdigit lower rfind split startswith strip upper".split()),
+    list: {"count", "index", "copy"},
+    tuple: {"count", "index"},
+    dict: {"get", "keys", "values", "items", "copy"},
+    set: set("copy difference intersection isdisjoint issubset issuperset symmetric_difference union".split()),
+    frozenset: set("copy difference intersection isdisjoint issubset issuperset symmetric_difference union".split()),
+    int: {"bit_length", "conjugate"},
+    float: {"is_integer", "hex", "conjugate"},
+}
+_PURE_METHODS[bytearray] = _PURE_METHODS[bytes]
+
+# Dunder attributes that only describe an object; everything else starting with "__" is refused.
+READABLE_DUNDERS = {"__name__", "__qualname__", "__module__", "__doc__", "__class__", "__dict__", "__file__"}
+
+_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
+    ast.BitAnd: operator.and_, ast.BitXor: operator.xor, ast.MatMult: operator.matmul,
+}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_, ast.Invert: operator.invert}
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_REFUSED = {
+    ast.Lambda: "lambda is not allowed", ast.NamedExpr: "assignment (:=) is not allowed",
+    ast.Await: "await is not allowed", ast.Yield: "yield is not allowed", ast.YieldFrom: "yield is not allowed",
+    ast.Starred: "* unpacking is not allowed",
+}
+
+
+def parse_expression(text: str) -> ast.Expression:
+    """Parse TEXT as one expression, or raise Refused with a one-line reason."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        try:
+            ast.parse(text.strip(), mode="exec")
+        except SyntaxError:
+            raise Refused(f"not a valid expression: {exc.msg}") from None
+        raise Refused("only expressions are allowed (no statements, assignments, imports or del)") from None
+    return tree
+
+
+class Evaluator:
+    """Evaluates an allow-listed expression against a frame's names."""
+
+    def __init__(self, local_names: dict, global_names: dict) -> None:
+        self.locals = local_names
+        self.globals = global_names
+
+    def evaluate(self, text: str) -> object:
+        tree = parse_expression(text)
+        if not can_run_user_code():
+            return self._eval(tree.body, {})
+        try:
+            with time_limit(TIME_LIMIT):
+                return self._eval(tree.body, {})
+        except TimeLimit:
+            raise Refused(f"evaluation took longer than {TIME_LIMIT:g}s") from None
+
+    def lookup(self, name: str, scope: dict) -> object:
+        for namespace in (scope, self.locals, self.globals):
+            if name in namespace:
+                return namespace[name]
+        builtins_ns = self.globals.get("__builtins__", builtins)
+        builtins_ns = builtins_ns if isinstance(builtins_ns, dict) else vars(builtins_ns)
+        if name in builtins_ns:
+            return builtins_ns[name]
+        raise NameError(f"name {name!r} is not defined")
+
+    def _eval(self, node: ast.AST, scope: dict) -> object:
+        kind = type(node)
+        if kind in _REFUSED:
+            raise Refused(_REFUSED[kind])
+        method = getattr(self, "_" + kind.__name__, None)
+        if method is None:
+            raise Refused(f"{kind.__name__} expressions are not allowed")
+        return method(node, scope)
+
+    def _Constant(self, node, scope):
+        return node.value
+
+    def _Name(self, node, scope):
+        if node.id.startswith("__") and node.id != "__name__":
+            raise Refused(f"name {node.id!r} is not allowed")
+        return self.lookup(node.id, scope)
+
+    def _Attribute(self, node, scope):
+        check_attribute_name(node.attr)
+        return getattr(self._eval(node.value, scope), node.attr)
+
+    def _Subscript(self, node, scope):
+        value = self._eval(node.value, scope)
+        return value[self._eval(node.slice, scope)]
+
+    def _Slice(self, node, scope):
+        part = lambda n: None if n is None else self._eval(n, scope)  # noqa: E731
+        return slice(part(node.lower), part(node.upper), part(node.step))
+
+    def _Tuple(self, node, scope):
+        return tuple(self._eval(e, scope) for e in node.elts)
+
+    def _List(self, node, scope):
+        return [self._eval(e, scope) for e in node.elts]
+
+    def _Set(self, node, scope):
+        return {self._eval(e, scope) for e in node.elts}
+
+    def _Dict(self, node, scope):
+        if any(k is None for k in node.keys):
+            raise Refused("** unpacking is not allowed")
+        return {self._eval(k, scope): self._eval(v, scope) for k, v in zip(node.keys, node.values)}
+
+    def _BinOp(self, node, scope):
+        left, right = self._eval(node.left, scope), self._eval(node.right, scope)
+        _check_size_of_op(type(node.op), left, right)
+        return bounded(_BINOPS[type(node.op)](left, right))
+
+    def _UnaryOp(self, node, scope):
+        return _UNARY[type(node.op)](self._eval(node.operand, scope))
+
+    def _BoolOp(self, node, scope):
+        result = None
+        for value_node in node.values:
+            result = self._eval(value_node, scope)
+            if isinstance(node.op, ast.And) and not result:
+                return result
+            if isinstance(node.op, ast.Or) and result:
+                return result
+        return result
+
+    def _Compare(self, node, scope):
+        left = self._eval(node.left, scope)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self._eval(right_node, scope)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+
+    def _IfExp(self, node, scope):
+        return self._eval(node.body if self._eval(node.test, scope) else node.orelse, scope)
+
+    def _JoinedStr(self, node, scope):
+        return "".join(str(self._eval(v, scope)) for v in node.values)
+
+    def _FormattedValue(self, node, scope):
+        if node.format_spec is not None:
+            raise Refused("format specs in f-strings are not allowed")
+        value = self._eval(node.value, scope)
+        return {115: str, 114: repr, 97: ascii}.get(node.conversion, str)(value)
+
+    def _Call(self, node, scope):
+        func = self._callable(node.func, scope)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise Refused("* unpacking is not allowed")
+            args.append(self._eval(a, scope))
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise Refused("** unpacking is not allowed")
+            kwargs[kw.arg] = self._eval(kw.value, scope)
+        if func in (getattr, hasattr):
+            if len(args) < 2 or not isinstance(args[1], str):
+                raise Refused(f"{func.__name__} needs a constant attribute name")
+            check_attribute_name(args[1])
+        if func is type and len(args) != 1:
+            raise Refused("type() takes one argument here")
+        for value in args:
+            _check_iterable_size(value)
+        return bounded(func(*args, **kwargs))
+
+    def _callable(self, node: ast.AST, scope: dict):
+        if isinstance(node, ast.Name):
+            func = self.lookup(node.id, scope)
+            if node.id in SAFE_BUILTINS and func is SAFE_BUILTINS[node.id]:
+                return func
+            raise Refused(f"calling {node.id}() is not allowed (only pure built-ins like len, sorted, isinstance)")
+        if isinstance(node, ast.Attribute):
+            check_attribute_name(node.attr)
+            owner = self._eval(node.value, scope)
+            allowed = _PURE_METHODS.get(type(owner), set())
+            if node.attr in allowed:
+                return getattr(owner, node.attr)
+            raise Refused(f"calling .{node.attr}() on {type(owner).__name__} is not allowed (only pure methods of built-in types)")
+        raise Refused("only calls to named built-ins and methods are allowed")
+
+    def _comprehension(self, node, scope: dict, make):
+        def walk(generators, inner_scope):
+            if not generators:
+                yield make(inner_scope)
+                return
+            gen, rest = generators[0], generators[1:]
+            if gen.is_async:
+                raise Refused("async comprehensions are not allowed")
+            iterable = self._eval(gen.iter, inner_scope)
+            _check_iterable(iterable)
+            for item in iterable:
+                bound = dict(inner_scope)
+                _bind(gen.target, item, bound)
+                if all(self._eval(cond, bound) for cond in gen.ifs):
+                    yield from walk(rest, bound)
+
+        results = []
+        for value in walk(node.generators, dict(scope)):
+            results.append(value)
+            if len(results) > MAX_SIZE:
+                raise Refused("comprehension result too large")
+        return results
+
+    def _ListComp(self, node, scope):
+        return self._comprehension(node, scope, lambda s: self._eval(node.elt, s))
+
+    def _SetComp(self, node, scope):
+        return set(self._comprehension(node, scope, lambda s: self._eval(node.elt, s)))
+
+    def _GeneratorExp(self, node, scope):
+        # Evaluated eagerly into a list: a lazy generator could outlive the time limit.
+        return self._comprehension(node, scope, lambda s: self._eval(node.elt, s))
+
+    def _DictComp(self, node, scope):
+        pairs = self._comprehension(node, scope, lambda s: (self._eval(node.key, s), self._eval(node.value, s)))
+        return dict(pairs)
+
+
+def check_attribute_name(name: str) -> None:
+    if name.startswith("__") and name not in READABLE_DUNDERS:
+        raise Refused(f"attribute {name!r} is not allowed")
+
+
+def _bind(target: ast.AST, value, scope: dict) -> None:
+    if isinstance(target, ast.Name):
+        scope[target.id] = value
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        values = list(value)
+        if len(values) != len(target.elts):
+            raise ValueError("cannot unpack")
+        for t, v in zip(target.elts, values):
+            _bind(t, v, scope)
+    else:
+        raise Refused("comprehension targets must be plain names")
+
+
+# Types a comprehension or a built-in may walk: walking anything else would run user code
+# (__iter__) or advance a user's generator.
+_ITERABLE_TYPES = (str, bytes, bytearray, list, tuple, dict, set, frozenset, range,
+                   type({}.keys()), type({}.values()), type({}.items()))
+
+
+def _check_iterable(value) -> None:
+    if not isinstance(value, _ITERABLE_TYPES):
+        raise Refused(f"iterating over {type(value).__name__} is not allowed (it could run code or consume a generator)")
+    if len(value) > MAX_SIZE:
+        raise Refused(f"{type(value).__name__} of {len(value)} items is too large to walk")
+
+
+def _check_iterable_size(value) -> None:
+    if isinstance(value, (types.GeneratorType, type(iter([])), type(iter(())))):
+        raise Refused("consuming an iterator or generator is not allowed (it would change the program's state)")
+    if isinstance(value, _ITERABLE_TYPES) and len(value) > MAX_SIZE:
+        raise Refused(f"{type(value).__name__} of {len(value)} items is too large")
+
+
+def _check_size_of_op(op: type, left, right) -> None:
+    if op is ast.Pow and isinstance(right, int) and abs(right) > 10_000:
+        raise Refused("exponent too large")
+    if op is ast.LShift and isinstance(right, int) and right > 100_000:
+        raise Refused("shift too large")
+    if op is ast.Mult:
+        for seq, n in ((left, right), (right, left)):
+            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SIZE:
+                raise Refused("result too large")
+
+
+def bounded(value):
+    if isinstance(value, (str, bytes, list, tuple, set, dict)) and len(value) > MAX_SIZE:
+        raise Refused("result too large")
+    return value

@@ -1,0 +1,250 @@
+"""The evidence dossier: what a debugger would look at first, gathered without any model.
+
+For each user frame (innermost first): a numbered source window, the values of every name,
+attribute and subscript on the failing statement, the other locals, and the source of user
+functions called on that statement (their frames are gone when, say, `assert parse(s) == 3`
+fails). Returned as plain data: the rich report, the model prompt and the JSON report read it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import types
+
+from autodbg.debugger.commands import CommandError, Session
+from autodbg.debugger.core import FrameEntry, display_path, is_user_file
+from autodbg.debugger.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
+
+MAX_FRAMES = 6  # user frames described in detail; the rest are counted
+CRASH_CONTEXT = 6  # source lines each side of the crash line
+CALLER_CONTEXT = 2
+MAX_LOCALS = 20
+MAX_CALLED_SOURCE = 40  # lines of a called function's source
+
+
+def build_dossier(session: Session) -> dict:
+    debugger = session.debugger
+    exc = debugger.chain[debugger.top_exception].exc
+    stack = debugger.stack
+    user = [e for e in reversed(stack) if e.is_user]
+    alive = {e.frame.f_code for e in stack}
+    frames = [_describe_frame(session, e, crash=(i == 0), alive=alive) for i, e in enumerate(user[:MAX_FRAMES])]
+    crash = user[0] if user else stack[-1]
+    return {
+        "exception": {
+            "type": type(exc).__qualname__,
+            "message": session.redactor.scrub(cut(_safe_str(exc), 1000)),
+            "title": session.redactor.scrub(cut(debugger.chain[debugger.top_exception].title, 1000)),
+        },
+        "chain": [
+            {"index": i, "title": session.redactor.scrub(cut(c.title, 300)), "relation": c.relation}
+            for i, c in enumerate(debugger.chain)
+        ],
+        "crash_site": {"file": crash.filename, "line": crash.lineno, "function": crash.function},
+        "frames": frames,
+        "folded_user_frames": max(0, len(user) - MAX_FRAMES),
+        "library_frames": len(stack) - len(user),
+        "assertion": isinstance(exc, AssertionError),
+    }
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return "<str() failed>"
+
+
+def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: set) -> dict:
+    lines = session.debugger.source_lines(entry)
+    context = CRASH_CONTEXT if crash else CALLER_CONTEXT
+    first = max(1, entry.lineno - context)
+    last = min(len(lines), entry.lineno + context)
+    statement = failing_statement(lines, entry.lineno)
+    shown_names: set[str] = set()
+    line_values = []
+    called = []
+    if statement is not None:
+        for expr in expressions_on(statement):
+            line_values.append({"expr": expr, "value": _value_text(session, entry, expr)})
+            shown_names.add(expr)
+        if can_run_user_code():
+            called = _called_functions(session, entry, statement, alive)
+    other = {
+        name: session.show(name, value)
+        for name, value in session.visible_locals(entry).items()
+        if name not in shown_names
+    }
+    other_items = list(other.items())
+    return {
+        "index": entry.index,
+        "file": entry.filename,
+        "display_file": display_path(entry.filename),
+        "function": entry.function,
+        "line": entry.lineno,
+        "is_crash_frame": crash,
+        "code": session.redactor.scrub(lines[entry.lineno - 1].strip()) if 0 < entry.lineno <= len(lines) else "",
+        "source": {"first": first, "lines": [session.redactor.scrub(cut(l, 200)) for l in lines[first - 1:last]]},
+        "line_values": line_values,
+        "locals": {k: session.redactor.scrub(v) for k, v in other_items[:MAX_LOCALS]},
+        "locals_cut": max(0, len(other_items) - MAX_LOCALS),
+        "called_functions": called,
+    }
+
+
+def _value_text(session: Session, entry: FrameEntry, expr: str) -> str:
+    try:
+        value = session.evaluate(expr, entry)
+    except CommandError as exc:
+        return "!" + session.redactor.scrub(str(exc))
+    return session.redactor.scrub(session.show(expr, value))
+
+
+def failing_statement(lines: list[str], lineno: int) -> ast.AST | None:
+    """The smallest statement of the file that contains LINENO (for a compound statement,
+    only its header counts: `for x in items:` not the loop body)."""
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return _parse_line_alone(lines, lineno)
+    best = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or not node.lineno <= lineno <= (node.end_lineno or node.lineno):
+            continue
+        if best is None or (node.end_lineno - node.lineno) <= (best.end_lineno - best.lineno):
+            best = node
+    return best
+
+
+def _parse_line_alone(lines: list[str], lineno: int) -> ast.AST | None:
+    if not 0 < lineno <= len(lines):
+        return None
+    text = lines[lineno - 1].strip().rstrip(":")
+    for candidate in (text, text.removeprefix("return "), text.removeprefix("assert ")):
+        try:
+            return ast.parse(candidate).body[0]
+        except (SyntaxError, IndexError):
+            continue
+    return None
+
+
+_COMPOUND_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _header_nodes(statement: ast.AST):
+    """The parts of STATEMENT that execute on its own line(s), not nested bodies."""
+    for name, value in ast.iter_fields(statement):
+        if name in _COMPOUND_BODIES or name in ("decorator_list", "returns", "type_params", "args"):
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in value if isinstance(value, list) else [value]:
+            if isinstance(node, ast.AST):
+                yield node
+
+
+def expressions_on(statement: ast.AST) -> list[str]:
+    """Names, attribute chains and simple subscripts read by STATEMENT, in source order."""
+    found: dict[str, tuple[int, int, int]] = {}
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            for gen in node.generators:  # only the outer iterable runs in this frame's names
+                visit(gen.iter)
+            return
+        if isinstance(node, ast.Call):
+            visit_callee(node.func)
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                visit(arg)
+            return
+        if _is_readable(node) and isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+            text = ast.unparse(node)
+            found.setdefault(text, (node.lineno, node.col_offset, len(text)))
+            if isinstance(node, ast.Subscript):
+                visit(node.value)
+                visit(node.slice)
+                return
+            if isinstance(node, ast.Attribute):
+                visit(node.value)
+                return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    def visit_callee(func: ast.AST) -> None:
+        # `obj.method(...)`: the object is evidence, the bound method is not.
+        if isinstance(func, ast.Attribute):
+            visit(func.value)
+        elif not isinstance(func, ast.Name):
+            visit(func)
+
+    for node in _header_nodes(statement):
+        visit(node)
+    return [expr for expr, _ in sorted(found.items(), key=lambda kv: kv[1])]
+
+
+def _is_readable(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _is_readable(node.value) and not node.attr.startswith("__")
+    if isinstance(node, ast.Subscript):
+        index = node.slice
+        simple_index = isinstance(index, ast.Constant) or (_is_readable(index) and not isinstance(index, ast.Subscript))
+        return _is_readable(node.value) and simple_index
+    return False
+
+
+def _called_functions(session: Session, entry: FrameEntry, statement: ast.AST, alive: set) -> list[dict]:
+    """Source of user functions called on the statement whose frames are gone."""
+    out, seen = [], set()
+    for node in _header_nodes(statement):
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            if not _is_readable(call.func):
+                continue
+            name = ast.unparse(call.func)
+            try:
+                target = session.evaluate(name, entry)
+            except CommandError:
+                continue
+            target = getattr(target, "__func__", target)
+            if inspect.isclass(target):
+                target = target.__dict__.get("__init__", None)
+            if not isinstance(target, types.FunctionType) or target.__code__ in alive or target.__code__ in seen:
+                continue
+            seen.add(target.__code__)
+            filename = target.__code__.co_filename
+            if not is_user_file(filename):
+                continue
+            source = _function_source(target)
+            if source is None:
+                continue
+            start, body = source
+            out.append({
+                "name": name,
+                "file": filename,
+                "display_file": display_path(filename),
+                "line": start,
+                "lines": [session.redactor.scrub(cut(l, 200)) for l in body[:MAX_CALLED_SOURCE]],
+                "lines_cut": max(0, len(body) - MAX_CALLED_SOURCE),
+            })
+    return out
+
+
+def _function_source(function: types.FunctionType) -> tuple[int, list[str]] | None:
+    try:
+        with time_limit(1.0):
+            lines, start = inspect.getsourcelines(function)
+    except (OSError, TypeError, TimeLimit):
+        return None
+    return start, [l.rstrip("\r\n") for l in lines]
+
+
+def user_files(dossier: dict) -> list[str]:
+    """Files of the dossier's user frames and called functions, existing on disk."""
+    files = [f["file"] for f in dossier["frames"]]
+    files += [c["file"] for f in dossier["frames"] for c in f["called_functions"]]
+    return [f for f in dict.fromkeys(files) if os.path.isfile(f)]

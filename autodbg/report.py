@@ -1,0 +1,120 @@
+"""Rich renderables for what autodbg prints: the evidence dossier and the diagnosis summary.
+
+Untrusted text (exception messages, values, source, model output) is always a `Text` or a
+`Syntax`, never markup. Colour follows the terminal: none when stderr is not a TTY or NO_COLOR
+is set.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.syntax import Syntax
+from rich.text import Text
+
+THEME = "ansi_dark"  # follows the terminal's palette
+
+
+def make_console(file=None) -> Console:
+    kwargs = {"no_color": True} if os.environ.get("NO_COLOR") else {}
+    if file is None:
+        return Console(stderr=True, highlight=False, soft_wrap=False, **kwargs)
+    return Console(file=file, highlight=False, soft_wrap=False, **kwargs)
+
+
+def source_block(lines: list[str], first: int, highlight: set[int] | None = None) -> Syntax:
+    return Syntax("\n".join(lines), "python", theme=THEME, line_numbers=True, start_line=first,
+                  highlight_lines=highlight or set(), word_wrap=False, code_width=None)
+
+
+class EvidenceView:
+    """The dossier: exception chain, then each user frame innermost first."""
+
+    def __init__(self, dossier: dict, title: str = "autodbg · evidence") -> None:
+        self.dossier = dossier
+        self.title = title
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        d = self.dossier
+        yield Rule(Text(self.title, style="bold"), style="red")
+        yield Text(d["exception"]["title"], style="bold red")
+        if len(d["chain"]) > 1:
+            for link in d["chain"]:
+                yield Text(f"  #{link['index']} {link['title']}  ({link['relation']})", style="dim")
+        for frame in d["frames"]:
+            yield Text("")
+            yield from frame_view(frame)
+        folded = []
+        if d["folded_user_frames"]:
+            folded.append(f"{d['folded_user_frames']} more user frames")
+        if d["library_frames"]:
+            folded.append(f"{d['library_frames']} library frames")
+        if folded:
+            yield Text(f"({' and '.join(folded)} not shown)", style="dim")
+
+
+def frame_view(frame: dict) -> RenderResult:
+    role = "crash site" if frame["is_crash_frame"] else "called from here"
+    header = Text.assemble((f"{frame['display_file']}:{frame['line']}", "bold"),
+                           f" in {frame['function']}  ", (f"({role})", "dim"))
+    yield header
+    src = frame["source"]
+    yield source_block(src["lines"], src["first"], {frame["line"]})
+    if frame["line_values"]:
+        yield Text("  values on this line:", style="bold")
+        for item in frame["line_values"]:
+            yield Text.assemble("    ", (item["expr"], "cyan"), " = ", item["value"])
+    for called in frame["called_functions"]:
+        yield Text(f"  called on this line: {called['name']} ({called['display_file']}:{called['line']})", style="bold")
+        yield source_block(called["lines"], called["line"])
+    if frame["locals"]:
+        shown = ", ".join(f"{k} = {v}" for k, v in frame["locals"].items())
+        more = f" (+{frame['locals_cut']} more)" if frame["locals_cut"] else ""
+        yield Text.assemble(("  other locals: ", "bold"), shown + more)
+
+
+class SummaryView:
+    """The model's diagnosis: root cause, evidence, source, checked fix, footer."""
+
+    def __init__(self, result: dict) -> None:
+        self.result = result
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        r = self.result
+        diagnosis = r["diagnosis"]
+        parts: list = [Text("Root cause", style="bold"), Text(diagnosis["root_cause"])]
+        evidence = [t for t in r["transcript"] if t["valid"] and t["command"] != "done"]
+        if evidence:
+            parts += [Text(""), Text("Evidence", style="bold")]
+            for turn in evidence:
+                first_line = turn["output"].splitlines()[0] if turn["output"] else ""
+                parts.append(Text.assemble("  ", (turn["command"], "cyan"), "  → ", first_line[:120]))
+        window = diagnosis.get("source_window")
+        if window:
+            parts += [Text(""), Text(f"{diagnosis['display_file']}:{diagnosis['line']}", style="bold"),
+                      source_block(window["lines"], window["first"],
+                                   set(range(diagnosis["line"], diagnosis["line_end"] + 1)))]
+        fix = diagnosis.get("fix")
+        parts.append(Text(""))
+        if fix and fix["applies"] and fix["compiles"]:
+            verified = fix.get("verified")
+            label = "Suggested fix (checked: applies and compiles"
+            label += ", verified by re-running)" if verified else ")"
+            parts += [Text(label, style="bold"), Syntax(fix["diff"], "diff", theme=THEME, word_wrap=False)]
+        else:
+            reason = (fix or {}).get("problem") or "the model gave none"
+            parts.append(Text(f"No checked fix ({reason}).", style="yellow"))
+        parts += [Text(""), Text(footer(r), style="dim")]
+        title = Text(f"autodbg · {r['dossier']['exception']['type']}", style="bold")
+        yield Panel(Group(*parts), title=title, title_align="left", border_style="red")
+
+
+def footer(result: dict) -> str:
+    model = result.get("model") or {}
+    timings = result.get("timings") or {}
+    turns = sum(1 for t in result.get("transcript", []) if t["command"] != "done")
+    return (f"{model.get('id', '?')} · {turns} commands · {timings.get('total', 0):.1f}s · "
+            "AUTODBG=0 turns autodbg off")

@@ -1,0 +1,44 @@
+"""The AUTODBG_* environment variables, read in one place and checked."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from autodbg.errors import AutodbgError
+
+DEFAULT_TIMEOUT = 60.0  # seconds for the whole investigation on a 2-core laptop
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str | None  # AUTODBG_MODEL as given: registry id, path to a .gguf, "none", or None (default)
+    report_path: str | None  # AUTODBG_REPORT: also write the result as JSON here
+    timeout: float  # AUTODBG_TIMEOUT
+    verbose: bool  # AUTODBG_VERBOSE=1: print the whole transcript
+    threads: int | None  # AUTODBG_THREADS: ggml threads; None = the cores that are free
+    download: bool  # AUTODBG_DOWNLOAD=0 forbids downloading a model at crash time
+
+
+def load_settings(environ=os.environ) -> Settings:
+    return Settings(
+        model=environ.get("AUTODBG_MODEL") or None,
+        report_path=environ.get("AUTODBG_REPORT") or None,
+        timeout=_number(environ, "AUTODBG_TIMEOUT", DEFAULT_TIMEOUT, float),
+        verbose=environ.get("AUTODBG_VERBOSE", "0") not in ("", "0"),
+        threads=_number(environ, "AUTODBG_THREADS", None, int),
+        download=environ.get("AUTODBG_DOWNLOAD", "1") != "0",
+    )
+
+
+def _number(environ, name: str, default, kind):
+    text = environ.get(name)
+    if not text:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        raise AutodbgError(f"{name}={text!r} is not a number") from None
+    if value <= 0:
+        raise AutodbgError(f"{name} must be positive, not {text}")
+    return value
