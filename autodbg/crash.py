@@ -11,20 +11,26 @@ import os
 import platform
 import sys
 import time
+from contextlib import contextmanager
+
+from rich.text import Text
 
 import autodbg
 from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.errors import AutodbgError
 from autodbg.evidence import build_dossier
-from autodbg.report import EvidenceView, make_console
-from autodbg.settings import load_settings
+from autodbg.report import EvidenceView, SummaryView, make_console
+from autodbg.settings import Settings, load_settings
 
 REPORT_SCHEMA = 1
+MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 
 
-def handle_crash(exc: BaseException, *, thread_name: str | None = None) -> dict:
-    """Print the autodbg section for EXC to stderr; return the result (also JSON-reported)."""
+def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: Session | None = None) -> dict:
+    """Print the autodbg section for EXC to stderr; return the result (also JSON-reported).
+
+    SESSION, when given, is the debugger session to investigate in (shared with a human)."""
     started = time.monotonic()
     console = make_console()
     try:
@@ -32,24 +38,101 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None) -> dict:
     except AutodbgError as err:
         print(f"autodbg: {err}", file=sys.stderr)
         return {}
-    session = Session(PostMortem(exc))
+    engine, model, reason = None, None, "threads get evidence only" if thread_name else None
+    if thread_name is None:
+        try:  # first, so the model loads while the evidence is gathered
+            engine, model = start_engine(settings)
+        except AutodbgError as err:
+            reason = str(err)
+    worker_started = time.monotonic()
+    session = session or Session(PostMortem(exc))
     result = new_result(session, thread_name)
-    result["timings"]["evidence"] = round(time.monotonic() - started, 3)
+    result["model"] = model
+    result["timings"] = {"worker_start": round(worker_started - started, 3),
+                         "evidence": round(time.monotonic() - worker_started, 3)}
     console.print(EvidenceView(result["dossier"]))
-    reason = "threads get evidence only" if thread_name else evidence_only_reason(settings)
+    if engine is not None:
+        reason = run_investigation(engine, session, result, settings, console, started)
+    elif model is None and reason is None:
+        reason = "AUTODBG_MODEL=none"
     if reason:
         result["fallback_reason"] = reason
-        console.print(f"autodbg: evidence only ({reason})", markup=False, highlight=False)
+        console.print(Text(f"autodbg: evidence only ({reason})", style="dim"))
     result["timings"]["total"] = round(time.monotonic() - started, 3)
     if settings.report_path:
         write_report(result, settings.report_path)
     return result
 
 
-def evidence_only_reason(settings) -> str | None:
-    if (settings.model or "").lower() == "none":
-        return "AUTODBG_MODEL=none"
-    return "the model engine is not available in this build"
+def start_engine(settings: Settings):
+    """Resolve AUTODBG_MODEL, find the file and start the worker; (None, None) for none."""
+    from autodbg.llm.download import ensure_model, model_sha256
+    from autodbg.llm.engine import Engine, free_cores
+    from autodbg.llm.registry import ModelSpec, resolve_model
+
+    spec = resolve_model(settings.model)
+    if spec is None:
+        return None, None
+    interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stderr.isatty()
+    path = ensure_model(spec, interactive=interactive)
+    sha256 = model_sha256(spec)
+    n_ctx = MAX_CONTEXT
+    if isinstance(spec, ModelSpec):
+        n_ctx = min(n_ctx, spec.context_length)
+    engine = Engine(path, threads=settings.threads or free_cores(), n_ctx=n_ctx, state_key=sha256 or str(path))
+    engine.start()
+    model = {"id": spec.id if isinstance(spec, ModelSpec) else path.name, "path": str(path), "sha256": sha256}
+    return engine, model
+
+
+def run_investigation(engine, session: Session, result: dict, settings: Settings, console, started: float) -> str | None:
+    """Let the model investigate; fill RESULT; return why there is no summary, if there is none."""
+    from autodbg.investigate import Budget, investigate
+    from autodbg.llm.engine import EngineError
+
+    reason = None
+    try:
+        with progress(console, settings.verbose) as on_step:
+            info = engine.wait_loaded(started + settings.timeout)
+            result["timings"]["model_load"] = info["load_seconds"]
+            found = investigate(session, result["dossier"], engine, Budget(deadline=started + settings.timeout), on_step)
+        result.update(transcript=found.transcript, diagnosis=found.diagnosis, tokens=found.tokens)
+        result["timings"]["turns"] = found.timings
+        result["stopped_by"] = found.stopped_by
+        if found.diagnosis is None:
+            reason = "the model gave no usable answer"
+    except EngineError as err:
+        reason = str(err)
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    finally:
+        engine.close()
+    result["timings"]["total"] = round(time.monotonic() - started, 3)
+    if result["diagnosis"] is not None:
+        console.print(SummaryView(result))
+    return reason
+
+
+@contextmanager
+def progress(console, verbose: bool):
+    """A transient status line of the current step, or with AUTODBG_VERBOSE the whole transcript."""
+    if verbose:
+        def show(turn):
+            if turn is not None:
+                console.print(Text(f"Thought: {turn['thought']}\n(autodbg) {turn['command']}\n{turn['output']}\n"))
+        yield show
+        return
+    if not console.is_terminal:
+        yield lambda turn: None
+        return
+    with console.status(Text("autodbg: loading the model…")) as status:
+        def show(turn):
+            if turn is None:
+                status.update(Text("autodbg: writing the diagnosis…"))
+            else:
+                first = turn["output"].splitlines()[0] if turn["output"] else ""
+                status.update(Text(f"autodbg: {turn['command']} → {first[:60]}"))
+        yield show
 
 
 def new_result(session: Session, thread_name: str | None) -> dict:
@@ -66,6 +149,7 @@ def new_result(session: Session, thread_name: str | None) -> dict:
         "model": None,
         "timings": {},
         "tokens": {},
+        "stopped_by": None,
         "fallback_reason": None,
     }
 

@@ -99,7 +99,7 @@ class SummaryView:
                                    set(range(diagnosis["line"], diagnosis["line_end"] + 1)))]
         fix = diagnosis.get("fix")
         parts.append(Text(""))
-        if fix and fix["applies"] and fix["compiles"]:
+        if fix and fix["problem"] is None:
             verified = fix.get("verified")
             label = "Suggested fix (checked: applies and compiles"
             label += ", verified by re-running)" if verified else ")"

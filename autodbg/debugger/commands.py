@@ -148,8 +148,8 @@ def _list(s: "Session", first: int | None = None, last: int | None = None) -> st
         last = first + 2 * LIST_CONTEXT
     if first > len(lines):
         raise CommandError(f"{display_path(entry.filename)} has only {len(lines)} lines")
-    if last < first:
-        raise CommandError("LAST must not be before FIRST")
+    if last < first:  # as in pdb: a LAST smaller than FIRST is a count
+        last = first + last - 1
     first, last = max(first, 1), min(last, len(lines), first + MAX_LINES - 1)
     return format_source(lines, first, last, entry.lineno)
 

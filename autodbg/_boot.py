@@ -1,0 +1,162 @@
+"""The start-up hook: autodbg.pth calls `install()` at every start of an interpreter in the venv.
+
+It runs before every Python program, so it stays tiny: stdlib only, nothing imported at module level
+beyond `sys` and `os` (both already loaded by `site`). The crash handler is imported at a crash.
+"""
+
+import os
+import sys
+
+# Variables that mean "running in CI": the hook stays quiet there unless AUTODBG=1.
+CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TRAVIS", "TF_BUILD",
+           "JENKINS_URL", "TEAMCITY_VERSION", "CODEBUILD_BUILD_ID", "BITBUCKET_BUILD_NUMBER",
+           "CIRRUS_CI", "HEROKU_TEST_RUN_ID", "BUILD_ID")
+
+# `autodbg install` writes this file into the venv's prefix; it enables the hook there.
+MARKER = "autodbg.enabled"
+
+# The exception last handed to the crash handler. When another hook of ours sits further up the
+# chain (see install()), it sees the same exception and leaves it alone.
+_handled = None
+
+
+def install():
+    """Hook sys.excepthook and threading.excepthook, if autodbg is enabled for this interpreter."""
+    if not enabled()[0] or getattr(sys.excepthook, "_autodbg", False):
+        return  # off, or already ours: a venv runs each .pth twice
+    # If something replaced our hook since the last call (a sitecustomize that runs after the
+    # .pth), wrap again so the autodbg section still comes after that hook's output.
+    sys.excepthook = _chained_excepthook(sys.excepthook)
+    if not getattr(sys, "_autodbg_hooked", False):
+        sys._autodbg_hooked = True
+        _hook_threads()
+
+
+def enabled():
+    """(is autodbg enabled for this interpreter, why)."""
+    setting = os.environ.get("AUTODBG")
+    if setting == "0":
+        return False, "AUTODBG=0 turns it off"
+    if setting == "1":
+        return True, "AUTODBG=1 turns it on"
+    marker = os.path.join(sys.prefix, MARKER)
+    if os.path.exists(marker):
+        return True, f"{marker} exists"
+    return False, f"no {marker}; `autodbg install` writes it"
+
+
+def should_investigate(exc):
+    """Whether the crash handler should look at EXC, an exception nobody caught."""
+    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        return False
+    return decision()[0]
+
+
+def decision():
+    """(would a crash now be investigated, why), apart from the exception's type."""
+    env = os.environ
+    setting = env.get("AUTODBG")
+    if setting == "0":
+        return False, "AUTODBG=0 turns it off"
+    if hasattr(sys, "ps1") or sys.flags.interactive:
+        return False, "interactive interpreter: its errors are not crashes"
+    if "PYTEST_CURRENT_TEST" in env:
+        return False, "running under pytest"
+    if _in_multiprocessing_child():
+        return False, "multiprocessing child: the parent process gets the failure"
+    if setting == "1":
+        return True, "AUTODBG=1 forces it"
+    ci = next((name for name in CI_VARS if env.get(name)), None)
+    if ci:
+        return False, f"{ci} is set, so this is CI (AUTODBG=1 forces it)"
+    if not is_tty(sys.stderr):
+        return False, "stderr is not a terminal (AUTODBG=1 forces it)"
+    return True, "stderr is a terminal and no CI variable is set"
+
+
+def status():
+    """(what, state, why) rows for `autodbg status`, from the checks the hook itself makes."""
+    on, why = enabled()
+    rows = [("enabled", "yes" if on else "no", why)]
+    if not on:
+        return rows
+    if not getattr(sys, "_autodbg_hooked", False):
+        rows.append(("start-up hook", "did not run",
+                     "python -S, or autodbg.pth is missing from site-packages"))
+        return rows
+    rows.append(("start-up hook", "ran", "sys.excepthook and threading.excepthook are hooked"))
+    investigate, why = decision()
+    rows.append(("on a crash", "investigate" if investigate else "traceback only", why))
+    return rows
+
+
+def is_tty(stream):
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError, OSError):  # a replaced or closed stream
+        return False
+
+
+def _in_multiprocessing_child():
+    # A crash in a pool worker reaches the parent, which investigates it; N children each running a
+    # model at once would not help. multiprocessing is always loaded in a child, so no import here.
+    process = sys.modules.get("multiprocessing.process")
+    return process is not None and process.parent_process() is not None
+
+
+def _hook_threads():
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading.excepthook = _chained_thread_excepthook(threading.excepthook)
+    else:
+        # Importing threading costs milliseconds. Its default excepthook is copied from
+        # _thread._excepthook when threading is first imported, so wrap that one instead.
+        import _thread  # built in and already loaded by the import system: costs nothing
+        _thread._excepthook = _chained_thread_excepthook(_thread._excepthook)
+
+
+def _chained_excepthook(previous):
+    def excepthook(exc_type, exc, tb):
+        previous(exc_type, exc, tb)  # the user's traceback first, exactly as without autodbg
+        _investigate(exc, None)
+
+    excepthook._autodbg = True
+    excepthook.__wrapped__ = previous
+    return excepthook
+
+
+def _chained_thread_excepthook(previous):
+    def thread_excepthook(args):
+        previous(args)  # "Exception in thread ..." as usual
+        _investigate(args.exc_value, getattr(args.thread, "name", "unknown thread"))
+
+    thread_excepthook._autodbg = True
+    thread_excepthook.__wrapped__ = previous
+    return thread_excepthook
+
+
+def _investigate(exc, thread_name):
+    global _handled
+    try:
+        if exc is None or exc is _handled or not should_investigate(exc):
+            return
+        _handled = exc
+        from autodbg.crash import handle_crash
+        if thread_name is None:
+            handle_crash(exc)
+        else:
+            handle_crash(exc, thread_name=thread_name)  # the program goes on: evidence only
+    except KeyboardInterrupt:
+        pass  # the user wants out; their traceback is already printed
+    except BaseException as error:  # ours failed; the user's traceback is already printed
+        _report_internal_error(error)
+
+
+def _report_internal_error(error):
+    try:
+        message = " ".join(str(error).splitlines())
+        what = f"{type(error).__name__}: {message}" if message else type(error).__name__
+        sys.stderr.write(f"autodbg: internal error: {what}\n")
+        sys.stderr.flush()
+    except BaseException:
+        pass  # stderr itself is gone: nothing left to tell

@@ -1,0 +1,1 @@
+../../sitecustomize_template/sitecustomize.py

@@ -1,0 +1,209 @@
+"""`autodbg bench`: run crash cases with autodbg active and score its diagnoses.
+
+Each case runs in a scratch copy, in the Python that runs this command (its `bin` first on
+PATH, so the case's `python3` is this one, with autodbg's hook). The JSON report says what
+autodbg concluded; the case's truth says what is right. The corpus is never modified.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from autodbg.errors import AutodbgError
+
+CASE_TIMEOUT_EXTRA = 60.0  # seconds a case may run beyond autodbg's own time budget
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="score autodbg on crash cases with known root causes",
+                       description="Run every case under CORPUS_DIR with autodbg active and score root-cause "
+                                   "line and fix against the case's truth.json.")
+    p.add_argument("corpus", nargs="+", type=Path, metavar="CORPUS_DIR")
+    p.add_argument("--model", default="none", help="registry id, path to a .gguf, or none (default: none, "
+                                                   "the evidence-only baseline)")
+    p.add_argument("--repeat", type=int, default=1, help="run each case N times")
+    p.add_argument("--jobs", type=int, default=1, help="cases run at once (keep 1 for model timings)")
+    p.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="write every record and the totals here")
+    p.add_argument("--filter", metavar="GLOB", help="only cases whose name or path matches")
+    p.add_argument("--timeout", type=float, default=60.0, help="autodbg's time budget per crash (AUTODBG_TIMEOUT)")
+    p.add_argument("--verify", action="store_true",
+                   help="instead of scoring autodbg, check that every case crashes, and that its fix passes its test")
+    p.set_defaults(func=bench_command)
+
+
+def bench_command(args) -> int:
+    from autodbg import corpus
+
+    for root in args.corpus:
+        if not root.is_dir():
+            raise AutodbgError(f"no such corpus directory: {root}")
+    if args.verify:
+        return corpus.verify_main(args.corpus, args.filter, jobs=args.jobs)
+    if args.repeat < 1 or args.jobs < 1:
+        raise AutodbgError("--repeat and --jobs must be at least 1")
+    check_hook_installed()
+    cases = corpus.find_cases(args.corpus, args.filter)
+    if not cases:
+        raise AutodbgError("no cases found (a case is a folder holding truth.json)")
+    records = run_bench(cases, model=args.model, repeat=args.repeat, jobs=args.jobs, timeout=args.timeout)
+    totals = summarize(records)
+    print_results(records, totals, args.model)
+    if args.json_out:
+        args.json_out.write_text(json.dumps({"machine": machine(), "model": args.model, "records": records,
+                                             "totals": totals}, indent=2))
+    return 0
+
+
+def check_hook_installed() -> None:
+    purelib = Path(sysconfig.get_path("purelib"))
+    if not (purelib / "autodbg.pth").exists():
+        raise AutodbgError(f"autodbg's hook is not installed in {sys.prefix}; install autodbg there (./install.sh) first")
+
+
+def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float) -> list[dict]:
+    from rich.progress import Progress
+
+    work = [case for case in cases for _ in range(repeat)]
+    with Progress(transient=True) as bar, ThreadPoolExecutor(jobs) as pool:
+        task = bar.add_task("cases", total=len(work))
+        futures = [pool.submit(run_case, case, model=model, timeout=timeout) for case in work]
+        records = []
+        for future in futures:
+            records.append(future.result())
+            bar.advance(task)
+    return records
+
+
+def case_env(model: str, report: Path, timeout: float) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODBG")}
+    env.update(AUTODBG="1", AUTODBG_MODEL=model, AUTODBG_REPORT=str(report), AUTODBG_TIMEOUT=str(timeout),
+               AUTODBG_DOWNLOAD="0", NO_COLOR="1", COLUMNS="100")
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def run_case(case, *, model: str, timeout: float) -> dict:
+    from autodbg import corpus
+
+    record = {"case": case.rel, "corpus": case.corpus, "exception": case.exception, "crash_kind": case.crash_kind,
+              "status": "ok", "root_cause_hit": False, "fix_hit": False, "commands_valid": None, "turns": 0,
+              "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None}
+    with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
+        report_path = Path(tmp) / "report.json"
+        run = corpus.run_crash(work, case_env(model, report_path, timeout), timeout + CASE_TIMEOUT_EXTRA)
+        if run.timed_out:
+            record["status"] = "timeout"
+            return record
+        if run.returncode == 0:
+            record["status"] = "no crash"
+            return record
+        if not report_path.exists():
+            record["status"] = "no report"
+            return record
+        report = json.loads(report_path.read_text())
+        record["seconds"] = report["timings"].get("total")
+        record["fallback_reason"] = report.get("fallback_reason")
+        record["tokens"] = report.get("tokens") or {}
+        transcript = report.get("transcript") or []
+        record["turns"] = sum(1 for t in transcript if t["command"] != "done")
+        record["commands_valid"] = all(t["valid"] for t in transcript) if transcript else None
+        diagnosis = located_diagnosis(report, work)
+        record["diagnosis"] = diagnosis
+        if diagnosis is None:
+            return record
+        record["root_cause_hit"] = (diagnosis["file"] == case.buggy_file and diagnosis["line"] in case.acceptable_lines)
+    fix = diagnosis.get("fix")
+    if fix is not None:
+        with corpus.scratch_copy(case) as fixed:
+            if (fixed / diagnosis["file"]).is_file():
+                corpus.apply_fix(fixed, diagnosis["file"], diagnosis["line"], diagnosis["line_end"], fix)
+                record["fix_hit"] = corpus.run_test(fixed, timeout=CASE_TIMEOUT_EXTRA)
+    return record
+
+
+def located_diagnosis(report: dict, work: Path) -> dict | None:
+    """The diagnosis as {file (relative to the case), line, line_end, fix}; with no model, the
+    crash site stands in for the root cause (the baseline every model must beat)."""
+    diagnosis = report.get("diagnosis")
+    if diagnosis is not None:
+        fix = diagnosis.get("fix")
+        usable_fix = fix["replacement"] if fix and fix.get("problem") is None else None
+        file, line, line_end = diagnosis["file"], diagnosis["line"], diagnosis["line_end"]
+    else:
+        site = report["dossier"]["crash_site"]
+        file, line, usable_fix = site["file"], site["line"], None
+        line_end = line
+    try:
+        rel = Path(os.path.realpath(file)).relative_to(os.path.realpath(work))
+    except ValueError:
+        return None  # outside the case: a library file
+    return {"file": rel.as_posix(), "line": line, "line_end": line_end, "fix": usable_fix}
+
+
+def summarize(records: list[dict]) -> dict:
+    def group(rows):
+        seconds = sorted(r["seconds"] for r in rows if r["seconds"] is not None)
+        valid = [r["commands_valid"] for r in rows if r["commands_valid"] is not None]
+        return {
+            "cases": len(rows),
+            "crashed": sum(r["status"] == "ok" for r in rows),
+            "root_cause_hit": sum(r["root_cause_hit"] for r in rows),
+            "fix_hit": sum(r["fix_hit"] for r in rows),
+            "commands_valid": f"{sum(valid)}/{len(valid)}" if valid else "-",
+            "median_seconds": round(statistics.median(seconds), 2) if seconds else None,
+            "p90_seconds": round(seconds[min(len(seconds) - 1, int(0.9 * len(seconds)))], 2) if seconds else None,
+            "median_turns": statistics.median([r["turns"] for r in rows]) if rows else 0,
+        }
+
+    by = lambda key: {value: group([r for r in records if r[key] == value])  # noqa: E731
+                      for value in sorted({r[key] for r in records})}
+    return {"all": group(records), "by_crash_kind": by("crash_kind"), "by_exception": by("exception")}
+
+
+def print_results(records: list[dict], totals: dict, model: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    table = Table(title=f"autodbg bench · model {model}")
+    for column in ("case", "status", "line", "fix", "valid", "turns", "seconds", "diagnosed"):
+        table.add_column(column)
+    for r in records:
+        d = r["diagnosis"]
+        where = f"{d['file']}:{d['line']}" if d else (r["fallback_reason"] or "-")
+        table.add_row(r["case"], r["status"], "hit" if r["root_cause_hit"] else "miss",
+                      "hit" if r["fix_hit"] else "miss", str(r["commands_valid"] if r["commands_valid"] is not None else "-"),
+                      str(r["turns"]), f"{r['seconds']:.1f}" if r["seconds"] is not None else "-", where)
+    console.print(table)
+    totals_table = Table(title="totals")
+    for column in ("group", "cases", "crashed", "line hit", "fix hit", "commands valid", "median s", "p90 s", "turns"):
+        totals_table.add_column(column)
+    rows = [("all", totals["all"])] + [(f"kind {k}", v) for k, v in totals["by_crash_kind"].items()] + \
+           [(f"{k}", v) for k, v in totals["by_exception"].items()]
+    for name, g in rows:
+        totals_table.add_row(name, str(g["cases"]), str(g["crashed"]), _share(g["root_cause_hit"], g["cases"]),
+                             _share(g["fix_hit"], g["cases"]), g["commands_valid"], str(g["median_seconds"]),
+                             str(g["p90_seconds"]), str(g["median_turns"]))
+    console.print(totals_table)
+
+
+def _share(hits: int, total: int) -> str:
+    return f"{hits}/{total} ({100 * hits / total:.0f}%)" if total else "-"
+
+
+def machine() -> dict:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count()
+    return {"python": platform.python_version(), "platform": platform.platform(), "cores": cores,
+            "time": time.strftime("%Y-%m-%d %H:%M:%S")}

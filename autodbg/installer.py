@@ -1,0 +1,264 @@
+"""`autodbg install`, `uninstall`, `status`: turn the crash hook on and off in a virtual environment.
+
+Installing the package ships the hook (autodbg.pth at the root of site-packages, removed by
+`pip uninstall`); these commands only write or remove the marker file that enables it, plus, on
+request, a sitecustomize.py for where the .pth alone is not enough.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+from autodbg import _boot
+from autodbg.errors import AutodbgError
+
+# One source of truth, sitecustomize_template/sitecustomize.py: this path is a symlink to it in
+# the checkout, and the wheel holds the file itself.
+SITECUSTOMIZE_TEMPLATE = Path(__file__).parent / "_hook" / "sitecustomize.py"
+# Where `install --sitecustomize` keeps the venv's own sitecustomize.py; the template runs it.
+PREVIOUS_SITECUSTOMIZE = "_autodbg_prev_sitecustomize.py"
+# Only our sitecustomize.py starts with this, so uninstall never deletes anybody else's.
+OUR_SITECUSTOMIZE_START = '"""Written by `autodbg install --sitecustomize`'
+
+
+@dataclass(frozen=True)
+class Venv:
+    python: str
+    prefix: Path
+    purelib: Path
+
+    @property
+    def marker(self) -> Path:
+        return self.prefix / _boot.MARKER
+
+    @property
+    def pth(self) -> Path:
+        return self.purelib / "autodbg.pth"
+
+    @property
+    def sitecustomize(self) -> Path:
+        return self.purelib / "sitecustomize.py"
+
+    @property
+    def previous_sitecustomize(self) -> Path:
+        return self.purelib / PREVIOUS_SITECUSTOMIZE
+
+
+def register(sub) -> None:
+    venv_help = "the virtual environment to change (default: the active one)"
+    p = sub.add_parser("install", help="enable the crash hook in a virtual environment",
+                       description="Enable autodbg's crash hook in a virtual environment where "
+                                   "autodbg is installed. Undo with `autodbg uninstall`.")
+    p.add_argument("--venv", type=Path, metavar="PATH", help=venv_help)
+    p.add_argument("--sitecustomize", action="store_true",
+                   help="also hook from sitecustomize.py, which runs after every .pth file "
+                        "(and runs the venv's own sitecustomize first)")
+    p.set_defaults(func=install)
+
+    p = sub.add_parser("uninstall", help="disable the crash hook (the package stays installed)")
+    p.add_argument("--venv", type=Path, metavar="PATH", help=venv_help)
+    p.set_defaults(func=uninstall)
+
+    p = sub.add_parser("status", help="say whether the crash hook would run, and why")
+    p.add_argument("--venv", type=Path, metavar="PATH", help=venv_help)
+    p.set_defaults(func=status)
+
+
+def install(args) -> int:
+    venv = find_venv(args.venv)
+    if not venv.pth.is_file():
+        raise AutodbgError(f"autodbg is not installed in {venv.prefix} (no {venv.pth}); "
+                           f"install it there first: {venv.python} -m pip install autodbg")
+    _write(venv.marker, "Written by `autodbg install`: enables autodbg here. "
+                        "`autodbg uninstall` removes it.\n")
+    print(f"autodbg: enabled the crash hook in {venv.prefix} (wrote {venv.marker})")
+    if args.sitecustomize:
+        _install_sitecustomize(venv)
+    venv_flag = f" --venv {args.venv}" if args.venv else ""
+    print(f"autodbg: undo with `autodbg uninstall{venv_flag}`; AUTODBG=0 turns it off for one run")
+    _offer_default_model()
+    return 0
+
+
+def uninstall(args) -> int:
+    venv = find_venv(args.venv)
+    did = False
+    if venv.marker.exists():
+        _remove(venv.marker)
+        print(f"autodbg: disabled the crash hook in {venv.prefix} (removed {venv.marker})")
+        did = True
+    if _is_ours(venv.sitecustomize):
+        _remove(venv.sitecustomize)
+        print(f"autodbg: removed {venv.sitecustomize}")
+        if venv.previous_sitecustomize.exists():
+            os.replace(venv.previous_sitecustomize, venv.sitecustomize)
+            print(f"autodbg: restored the previous {venv.sitecustomize}")
+        did = True
+    if not did:
+        print(f"autodbg: the crash hook was not enabled in {venv.prefix}; nothing to do")
+    if venv.pth.is_file():
+        print(f"autodbg: the package stays installed; remove it with `{venv.python} -m pip uninstall autodbg`")
+    return 0
+
+
+def status(args) -> int:
+    venv = find_venv(args.venv)
+    rows = [("venv", str(venv.prefix), venv.python)]
+    if not venv.pth.is_file():
+        rows.append(("installed", "no", f"no {venv.pth}"))
+    else:
+        rows.append(("installed", "yes", str(venv.pth)))
+        rows += _hook_status(venv)
+    if _is_ours(venv.sitecustomize):
+        rows.append(("sitecustomize", "yes", str(venv.sitecustomize)))
+    rows.append(_model_row())
+    width = max(len(what) for what, _, _ in rows)
+    for what, state, why in rows:
+        print(f"{what:<{width}}  {state}" + (f"  ({why})" if why else ""))
+    return 0
+
+
+def find_venv(path: Path | None) -> Venv:
+    """The venv at PATH, or the one running autodbg. Never a system Python."""
+    if path is None:
+        if sys.prefix == sys.base_prefix:
+            raise AutodbgError("no virtual environment is active: activate one or pass --venv PATH "
+                               "(autodbg does not change a system Python)")
+        return Venv(sys.executable, Path(sys.prefix), Path(sysconfig.get_path("purelib")))
+    python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    if not python.exists():
+        raise AutodbgError(f"{path} is not a virtual environment: there is no {python}")
+    prefix, base_prefix, purelib = json.loads(_ask(
+        str(python), "import json, sys, sysconfig; "
+                     "print(json.dumps([sys.prefix, sys.base_prefix, sysconfig.get_path('purelib')]))"))
+    if prefix == base_prefix:
+        raise AutodbgError(f"{path} is not a virtual environment (autodbg does not change a system Python)")
+    return Venv(str(python), Path(prefix), Path(purelib))
+
+
+def _ask(python: str, code: str) -> str:
+    """Run CODE in PYTHON with the hook off; return what it printed."""
+    try:
+        done = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                              env={**os.environ, "AUTODBG": "0"}, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise AutodbgError(f"cannot run {python}: {exc}") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise AutodbgError(f"{python} failed: {last}")
+    return done.stdout
+
+
+def _install_sitecustomize(venv: Venv) -> None:
+    target, kept = venv.sitecustomize, venv.previous_sitecustomize
+    if target.exists() and not _is_ours(target):
+        if kept.exists():
+            raise AutodbgError(f"both {target} and {kept} exist; merge them by hand first")
+        os.replace(target, kept)
+        print(f"autodbg: moved the venv's own {target.name} to {kept}; autodbg's runs it first")
+    try:
+        shutil.copyfile(SITECUSTOMIZE_TEMPLATE, target)
+    except OSError as exc:
+        raise AutodbgError(f"cannot write {target}: {exc.strerror}") from None
+    # A sitecustomize earlier on sys.path (Debian puts one in the stdlib directory) would hide ours.
+    # Search as `site` does at start-up: without the current directory that -c puts first.
+    found = _ask(venv.python, "import sys, importlib.machinery as m; "
+                              "path = sys.path[1:] if sys.path[:1] == [''] else sys.path; "
+                              "s = m.PathFinder.find_spec('sitecustomize', path); "
+                              "print(s.origin if s else '')").strip()
+    if not found or Path(found).resolve() != target.resolve():
+        _remove(target)
+        if kept.exists():
+            os.replace(kept, target)
+        raise AutodbgError(f"{found} comes first on sys.path and hides {target}, "
+                           "so --sitecustomize cannot work in this venv (the .pth hook still does)")
+    print(f"autodbg: wrote {target}")
+
+
+def _is_ours(sitecustomize: Path) -> bool:
+    try:
+        with open(sitecustomize, encoding="utf-8") as f:
+            return f.read(len(OUR_SITECUSTOMIZE_START)) == OUR_SITECUSTOMIZE_START
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _hook_status(venv: Venv) -> list[tuple[str, str, str]]:
+    """_boot.status() as seen by a fresh interpreter of VENV, on this terminal and environment."""
+    code = "import json, autodbg._boot as b; print(json.dumps(b.status()))"
+    try:
+        # stderr stays the user's, so the TTY check sees what a crashing program would see.
+        done = subprocess.run([venv.python, "-c", code], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise AutodbgError(f"cannot run {venv.python}: {exc}") from None
+    if done.returncode != 0:
+        return [("hook", "broken", f"{venv.python} cannot import autodbg._boot")]
+    return [tuple(row) for row in json.loads(done.stdout)]
+
+
+def _model_row() -> tuple[str, str, str]:
+    chosen = os.environ.get("AUTODBG_MODEL")
+    if chosen:
+        return ("model", chosen, "from AUTODBG_MODEL")
+    try:
+        from autodbg.llm.registry import default_model_id
+    except ImportError:
+        return ("model", "unknown", "autodbg.llm is not available")
+    return ("model", default_model_id(), "the registry's default; AUTODBG_MODEL chooses another")
+
+
+def _offer_default_model() -> None:
+    """Offer to download the default model now rather than at the first crash."""
+    if os.environ.get("AUTODBG_MODEL"):
+        return  # the user chose a model (or none); the default is not what they need
+    try:
+        from autodbg.llm import download, registry
+    except ImportError:
+        return  # model support is not part of this build
+    model_id = registry.default_model_id()
+    spec = registry.load_registry()[model_id]
+    if download.local_path(spec) is not None:
+        print(f"autodbg: model {model_id} is already downloaded")
+        return
+    pull = f"autodbg model pull {model_id}"
+    can_ask = _boot.is_tty(sys.stdin) and _boot.is_tty(sys.stdout)
+    if not can_ask or os.environ.get("AUTODBG_DOWNLOAD") == "0":
+        print(f"autodbg: no model downloaded yet; get the default one with `{pull}`")
+        return
+    size = f" ({spec.size / 1e9:.1f} GB)" if getattr(spec, "size", None) else ""
+    try:
+        answer = input(f"Download the default model {model_id}{size} now? [Y/n] ")
+    except EOFError:
+        answer = "n"
+    if answer.strip().lower() not in ("", "y", "yes"):
+        print(f"autodbg: later, `{pull}` downloads it")
+        return
+    try:
+        path = download.pull(spec)
+    except AutodbgError as exc:
+        raise AutodbgError(f"{exc} (the crash hook is enabled; retry with `{pull}`)") from None
+    print(f"autodbg: model saved to {path}")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise AutodbgError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise AutodbgError(f"cannot remove {path}: {exc.strerror}") from None

@@ -1,0 +1,229 @@
+"""The investigation: the model drives the debugger through the command language, under a
+grammar rebuilt from the live state each turn, then answers under the answer grammar.
+
+Joins the debugger session and a model engine; knows nothing of how either works inside. The
+model is anything with the `Engine.complete` signature (tests use a scripted stand-in).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from autodbg.debugger.commands import COMMANDS, Session, help_text
+from autodbg.debugger.core import display_path, source_lines
+from autodbg.fixcheck import check_fix
+from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, step_grammar
+
+MAX_TURNS = 6
+MAX_GENERATED_TOKENS = 1500
+ANSWER_RESERVE = 12.0  # seconds kept back for the final answer
+STEP_TOKENS = THOUGHT_CHARS // 2 + 40
+ANSWER_TOKENS = 450
+
+SYSTEM_PROMPT = f"""You are autodbg, a debugger for a Python program that has just crashed.
+You get the crash evidence; then you run debugger commands, one per turn, to find the root cause:
+the line that must change so the program works. It is often not the line that crashed: check the
+callers and how the bad value was made. A failing assert is a correct specification: the bug is in
+the code it checks, not in the assert.
+
+Commands:
+{help_text(tuple(c for c in COMMANDS if c.for_model))}
+
+Each turn reply with exactly two lines:
+Thought: <one short sentence>
+Command: <one command>
+Do not repeat evidence you already have. Use `done` as soon as you know the root cause.
+Then answer in JSON: root_cause (one or two sentences), first_line and last_line (copied exactly
+from the source you were shown, as FILE:N| code), and fix (the new text for those lines, or null)."""
+
+
+@dataclass
+class Budget:
+    deadline: float
+    max_turns: int = MAX_TURNS
+    max_generated: int = MAX_GENERATED_TOKENS
+
+
+@dataclass
+class Investigation:
+    transcript: list[dict] = field(default_factory=list)
+    diagnosis: dict | None = None
+    tokens: dict = field(default_factory=lambda: {
+        "prompt_tokens_evaluated": 0, "prompt_tokens_reused": 0, "generated": 0, "system_prompt_from_disk": None})
+    timings: list[float] = field(default_factory=list)
+    stopped_by: str = ""  # done | turns | tokens | time
+
+
+def dossier_text(dossier: dict) -> str:
+    """The evidence as the model reads it: compact, with numbered source lines."""
+    out = [f"Crash: {dossier['exception']['title']}"]
+    if len(dossier["chain"]) > 1:
+        out += [f"  #{c['index']} {c['title']} ({c['relation']})" for c in dossier["chain"]]
+    for frame in dossier["frames"]:
+        role = "crashed here" if frame["is_crash_frame"] else "called from"
+        out.append(f"\n[frame {frame['index']}] {frame['display_file']}:{frame['line']} in {frame['function']} ({role})")
+        src = frame["source"]
+        out += [f"{src['first'] + i}{'>' if src['first'] + i == frame['line'] else '|'} {line}"
+                for i, line in enumerate(src["lines"])]
+        if frame["line_values"]:
+            out.append("values on line {}: {}".format(
+                frame["line"], "; ".join(f"{v['expr']} = {v['value']}" for v in frame["line_values"])))
+        if frame["locals"]:
+            out.append("other locals: " + "; ".join(f"{k} = {v}" for k, v in frame["locals"].items()))
+        for called in frame["called_functions"]:
+            out.append(f"source of {called['name']} ({called['display_file']}):")
+            out += [f"{called['line'] + i}| {line}" for i, line in enumerate(called["lines"])]
+    if dossier["folded_user_frames"]:
+        out.append(f"({dossier['folded_user_frames']} more user frames not shown)")
+    return "\n".join(out)
+
+
+def shown_source(dossier: dict) -> dict[str, tuple[str, int, str]]:
+    """Every source line of the dossier as `FILE:N| code` -> (file, line, code)."""
+    shown: dict[str, tuple[str, int, str]] = {}
+    for frame in dossier["frames"]:
+        src = frame["source"]
+        for i, line in enumerate(src["lines"]):
+            _add_shown(shown, frame["file"], src["first"] + i, line)
+        for called in frame["called_functions"]:
+            for i, line in enumerate(called["lines"]):
+                _add_shown(shown, called["file"], called["line"] + i, line)
+    return shown
+
+
+def _add_shown(shown: dict, filename: str, lineno: int, code: str) -> None:
+    if code.strip():
+        shown[f"{display_path(filename)}:{lineno}| {code.strip()}"] = (filename, lineno, code)
+
+
+_LISTED = re.compile(r"^\s*(\d+) (?:->|  ) (.*)$")
+
+
+def _learn_shown(shown: dict, session: Session, command: str, output: str) -> None:
+    """Source lines printed by `list` and `source` become quotable too."""
+    name = command.split(" ", 1)[0]
+    if name not in ("list", "source"):
+        return
+    lines = output.splitlines()
+    filename = session.debugger.current.filename
+    if name == "source" and lines and ":" in lines[0]:
+        header = lines.pop(0).rsplit(":", 1)[0]
+        filename = _resolve_display(header, session) or filename
+    for line in lines:
+        m = _LISTED.match(line)
+        if m:
+            _add_shown(shown, filename, int(m.group(1)), m.group(2))
+
+
+def _resolve_display(display: str, session: Session) -> str | None:
+    for frame in session.debugger.all_frames():
+        if display_path(frame.f_code.co_filename) == display:
+            return frame.f_code.co_filename
+    import os
+    return os.path.abspath(display) if os.path.isfile(display) else None
+
+
+def investigate(session: Session, dossier: dict, engine, budget: Budget,
+                on_step: Callable[[dict | None], None] = lambda turn: None) -> Investigation:
+    """Run the turns, then get and check the answer. Raises the engine's errors.
+
+    ON_STEP gets each transcript entry as it happens, then None while the answer is written."""
+    result = Investigation()
+    shown = shown_source(dossier)
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": dossier_text(dossier) + "\n\nWhat is your first command?"},
+    ]
+
+    def ask(grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> tuple[str, int, float]:
+        started = time.monotonic()
+        completion = engine.complete(messages, grammar=grammar, max_tokens=max_tokens, deadline=deadline,
+                                     cache_prefix_messages=1, seed=seed)
+        result.timings.append(round(time.monotonic() - started, 3))
+        result.tokens["prompt_tokens_evaluated"] += completion.prompt_tokens_evaluated
+        result.tokens["prompt_tokens_reused"] += completion.prompt_tokens_reused
+        result.tokens["generated"] += completion.completion_tokens
+        if result.tokens["system_prompt_from_disk"] is None:
+            result.tokens["system_prompt_from_disk"] = completion.system_prompt_from_disk
+        return completion.text, completion.completion_tokens, round(time.monotonic() - started, 3)
+
+    seen_commands: set[str] = set()
+    for turn in range(budget.max_turns):
+        if time.monotonic() > budget.deadline - ANSWER_RESERVE:
+            result.stopped_by = "time"
+            break
+        if result.tokens["generated"] >= budget.max_generated:
+            result.stopped_by = "tokens"
+            break
+        text, generated, seconds = ask(step_grammar(session), STEP_TOKENS, budget.deadline - ANSWER_RESERVE / 2)
+        thought, command = parse_step(text)
+        outcome = session.execute(command) if command else None
+        output = outcome.output if outcome else "error: no command given"
+        if command in seen_commands and outcome and not outcome.ends_session:
+            output += "\n(you ran this command before: try another one, or done)"
+        seen_commands.add(command)
+        result.transcript.append({"thought": thought, "command": command, "valid": bool(outcome and outcome.ok),
+                                  "output": output, "tokens": generated, "seconds": seconds})
+        on_step(result.transcript[-1])
+        if outcome and outcome.ends_session:
+            result.stopped_by = "done"
+            break
+        _learn_shown(shown, session, command, output)
+        messages += [{"role": "assistant", "content": text},
+                     {"role": "user", "content": f"Output:\n{output}\n\nNext command, or done."}]
+    else:
+        result.stopped_by = "turns"
+
+    on_step(None)
+    if result.transcript and result.transcript[-1]["command"] == "done":
+        messages.append({"role": "assistant", "content": _step_text(result.transcript[-1])})
+    messages.append({"role": "user", "content": "Give the final answer as JSON now."})
+    grammar = answer_grammar(list(shown))
+    for attempt in range(2):
+        text, _, _ = ask(grammar, ANSWER_TOKENS, budget.deadline + ANSWER_RESERVE / 2, seed=attempt)
+        diagnosis = make_diagnosis(text, shown)
+        result.diagnosis = diagnosis
+        if diagnosis is None or diagnosis["fix"] is None or diagnosis["fix"]["problem"] is None:
+            break
+        if attempt == 0:
+            messages += [{"role": "assistant", "content": text},
+                         {"role": "user", "content": f"That fix is not usable: {diagnosis['fix']['problem']}. "
+                                                     "Give the final answer as JSON again."}]
+    return result
+
+
+def _step_text(turn: dict) -> str:
+    return f"Thought: {turn['thought']}\nCommand: {turn['command']}"
+
+
+def parse_step(text: str) -> tuple[str, str]:
+    thought, _, command = text.partition("\nCommand: ")
+    return thought.removeprefix("Thought: ").strip(), command.strip()
+
+
+def source_window(filename: str, first: int, last: int, context: int = 3) -> dict:
+    lines = source_lines(filename)
+    start = max(1, first - context)
+    return {"first": start, "lines": lines[start - 1:min(len(lines), last + context)]}
+
+
+def make_diagnosis(text: str, shown: dict) -> dict | None:
+    try:
+        answer = json.loads(text)
+        first = shown[answer["first_line"]]
+        last = shown[answer["last_line"]]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None  # the grammar makes this rare: an answer cut by max_tokens
+    filename, line, _ = first
+    line_end = last[1] if last[0] == filename and last[1] >= line else line
+    diagnosis = {
+        "file": filename, "display_file": display_path(filename), "line": line, "line_end": line_end,
+        "root_cause": answer["root_cause"], "fix": None, "source_window": source_window(filename, line, line_end),
+    }
+    if answer.get("fix") is not None:
+        diagnosis["fix"] = check_fix(filename, line, line_end, answer["fix"]).to_dict()
+    return diagnosis

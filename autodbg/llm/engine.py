@@ -1,0 +1,191 @@
+"""The parent side of the model worker: start it, talk to it, bound it in time, kill it.
+
+Knows nothing of debuggers: it sends chat messages and a grammar, and gets text and counters
+back. A dead or silent worker becomes an `EngineError`, never a lost report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from autodbg.errors import AutodbgError
+
+STATE_LIMIT = 256 << 20  # bytes of saved prompt state kept on disk
+
+
+class EngineError(AutodbgError):
+    """The model cannot answer: the worker died, timed out or refused the request."""
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str
+    prompt_tokens: int
+    prompt_tokens_evaluated: int
+    prompt_tokens_reused: int
+    completion_tokens: int
+    system_prompt_from_disk: bool
+    seconds: float
+
+
+def free_cores() -> int:
+    """Cores this process may use that nothing else is running on right now.
+
+    ggml's threads spin-wait for each other: two threads on two busy cores run 20x slower than
+    one, so count what is runnable at this instant (not the 1-minute load average, which still
+    remembers the program that just crashed).
+    """
+    try:
+        allowed = len(os.sched_getaffinity(0))
+    except AttributeError:
+        allowed = os.cpu_count() or 1
+    try:
+        with open("/proc/loadavg") as f:
+            running = int(f.read().split()[3].split("/")[0]) - 1  # minus this process
+    except (OSError, ValueError, IndexError):
+        running = round(os.getloadavg()[0]) if hasattr(os, "getloadavg") else 0
+    return max(1, allowed - max(0, running))
+
+
+def state_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("autodbg", appauthor=False)) / "prompt-state"
+
+
+class Engine:
+    """One worker process holding one loaded model."""
+
+    def __init__(self, model_path: str | os.PathLike, *, threads: int, n_ctx: int, state_key: str = "") -> None:
+        self.model_path = str(model_path)
+        self.threads = threads
+        self.n_ctx = n_ctx
+        self.state_key = state_key
+        self.process: subprocess.Popen | None = None
+        self.info: dict | None = None
+        self._buffer = b""
+        self.started_at = 0.0
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the worker and ask it to load the model; returns at once (loading overlaps
+        with whatever the caller does next)."""
+        env = {**os.environ, "AUTODBG": "0", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+        self.started_at = time.monotonic()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "autodbg.llm.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=env, close_fds=True,
+            start_new_session=True,  # the terminal's Ctrl-C reaches us, and we decide
+        )
+        self._send({"op": "load", "path": self.model_path, "n_ctx": self.n_ctx, "threads": self.threads,
+                    "state_key": self.state_key, "state_dir": str(state_dir()), "state_limit": STATE_LIMIT})
+
+    def wait_loaded(self, deadline: float) -> dict:
+        if self.info is None:
+            reply = self._receive(deadline)
+            if not reply.get("ok"):
+                raise EngineError(f"model failed to load: {reply.get('error', 'unknown error')}")
+            self.info = reply
+        return self.info
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.kill()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.process = None
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- requests ----------------------------------------------------------------------------
+
+    def complete(self, messages: list[dict], *, grammar: str | None, max_tokens: int, deadline: float,
+                 temperature: float = 0.2, seed: int = 0, cache_prefix_messages: int = 0,
+                 on_token: Callable[[str], None] | None = None) -> Completion:
+        self.wait_loaded(deadline)
+        self._send({"op": "complete", "messages": messages, "grammar": grammar, "max_tokens": max_tokens,
+                    "temperature": temperature, "seed": seed, "cache_prefix_messages": cache_prefix_messages})
+        while True:
+            reply = self._receive(deadline)
+            if reply.get("event") == "token":
+                if on_token is not None:
+                    on_token(reply["text"])
+                continue
+            if reply.get("event") == "done":
+                fields = {k: reply[k] for k in Completion.__dataclass_fields__}
+                return Completion(**fields)
+            raise EngineError(f"model error: {reply.get('error', 'unexpected reply')}")
+
+    def count_tokens(self, messages: list[dict], deadline: float) -> int:
+        self.wait_loaded(deadline)
+        self._send({"op": "count_tokens", "messages": messages})
+        reply = self._receive(deadline)
+        if not reply.get("ok"):
+            raise EngineError(f"model error: {reply.get('error')}")
+        return reply["tokens"]
+
+    # --- pipe --------------------------------------------------------------------------------
+
+    def _send(self, message: dict) -> None:
+        if self.process is None or self.process.poll() is not None:
+            raise EngineError(self._death())
+        try:
+            self.process.stdin.write((json.dumps(message) + "\n").encode())
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise EngineError(self._death()) from None
+
+    def _receive(self, deadline: float) -> dict:
+        if self.process is None:
+            raise EngineError("model worker is not running")
+        stdout = self.process.stdout
+        with selectors.DefaultSelector() as selector:
+            selector.register(stdout, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self.close()
+                    raise EngineError("model did not answer in time")
+                if not selector.select(timeout=min(remaining, 0.5)):
+                    continue
+                chunk = os.read(stdout.fileno(), 65536)
+                if not chunk:
+                    raise EngineError(self._death())
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def _death(self) -> str:
+        if self.process is None:
+            return "model worker is not running"
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "model worker stopped answering"
+        self.process = None
+        if code < 0:
+            return f"model worker died (signal {-code})"
+        return f"model worker exited with status {code}"

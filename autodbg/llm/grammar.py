@@ -1,0 +1,222 @@
+"""GBNF grammars built from the command table and the live debugger state.
+
+A step grammar accepts one short thought line and then exactly one command that can run now:
+frame numbers within the stack, `up`/`down` only where there is somewhere to go, expressions
+rooted in names the current frame has, `list` lines within its file. The answer grammar accepts
+the final JSON, where the location must be one of the source lines the model was shown, quoted
+as `FILE:N| code`, so it can be neither invented nor off by one.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+from autodbg.debugger.commands import COMMANDS, Arg, Command, Session
+from autodbg.debugger.core import is_user_file
+from autodbg.debugger.safe_eval import SAFE_BUILTINS, is_secret_name
+
+THOUGHT_CHARS = 160
+ROOT_CAUSE_CHARS = 300
+FIX_CHARS = 600
+MAX_NAMES = 200
+CALLS = ("len", "type", "sorted", "repr", "sum", "min", "max", "list", "str", "bool")
+BINOPS = ("==", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "in", "is")
+
+
+def literal(text: str) -> str:
+    """TEXT as a GBNF string literal."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def alternatives(items) -> str:
+    return " | ".join(items)
+
+
+def number_range(lo: int, hi: int) -> str:
+    """A GBNF alternation accepting exactly the decimal numbers LO..HI."""
+    parts: list[str] = []
+    for length in range(len(str(lo)), len(str(hi)) + 1):
+        a = max(lo, 10 ** (length - 1) if length > 1 else 0)
+        b = min(hi, 10 ** length - 1)
+        if a <= b:
+            parts += _same_length(str(a), str(b))
+    return "(" + " | ".join(parts) + ")"
+
+
+def _same_length(a: str, b: str) -> list[str]:
+    if a == b:
+        return [literal(a)]
+    if len(a) == 1:
+        return [f"[{a}-{b}]"]
+    if a[0] == b[0]:
+        return [f"{literal(a[0])} ({' | '.join(_same_length(a[1:], b[1:]))})"]
+    rest = len(a) - 1
+    out = [f"{literal(a[0])} ({' | '.join(_same_length(a[1:], '9' * rest))})"]
+    if int(a[0]) + 1 <= int(b[0]) - 1:
+        out.append(f"[{int(a[0]) + 1}-{int(b[0]) - 1}]" + " [0-9]" * rest)
+    out.append(f"{literal(b[0])} ({' | '.join(_same_length('0' * rest, b[1:]))})")
+    return out
+
+
+# --- what exists right now ---------------------------------------------------------------------
+
+def frame_names(session: Session) -> list[str]:
+    """Names an expression may start with: locals, and globals the frame's code uses."""
+    entry = session.debugger.current
+    names = [n for n in session.frame_locals() if n.isidentifier() and not n.startswith("__")]
+    code_names = set(entry.frame.f_code.co_names)
+    for const in entry.frame.f_code.co_consts:
+        if inspect.iscode(const):
+            code_names |= set(const.co_names)
+    names += [n for n in sorted(code_names) if n in entry.frame.f_globals and n not in names]
+    return [n for n in names if not is_secret_name(n)][:MAX_NAMES]
+
+
+def attribute_names(session: Session) -> list[str]:
+    """Attribute names of the current frame's values (instance fields, user class members)."""
+    found: dict[str, None] = {}
+    for value in session.frame_locals().values():
+        try:
+            fields = object.__getattribute__(value, "__dict__")
+        except Exception:
+            fields = None
+        if isinstance(fields, dict) and not inspect.ismodule(value):
+            found.update(dict.fromkeys(k for k in list(fields)[:100] if isinstance(k, str) and k.isidentifier()))
+        cls = type(value)
+        if is_user_file(getattr(inspect.getmodule(cls), "__file__", None) or "<builtin>"):
+            found.update(dict.fromkeys(k for k in vars(cls) if not k.startswith("__")))
+    return [n for n in found if not n.startswith("__") and not is_secret_name(n)][:MAX_NAMES]
+
+
+def dict_keys(session: Session) -> list[str]:
+    keys: dict[str, None] = {}
+    for value in session.frame_locals().values():
+        if isinstance(value, dict):
+            keys.update(dict.fromkeys(k for k in list(value)[:50] if isinstance(k, str) and len(k) <= 40))
+    return [k for k in keys if not is_secret_name(k)][:MAX_NAMES]
+
+
+def source_names(session: Session) -> list[str]:
+    """Functions and classes (and methods of user objects) whose source `source` can show."""
+    out: list[str] = []
+    entry = session.debugger.current
+    for name in frame_names(session):
+        value = session.frame_locals().get(name, entry.frame.f_globals.get(name))
+        if (inspect.isfunction(value) or inspect.isclass(value)) and _defined_by_user(value):
+            out.append(name)
+        elif not inspect.ismodule(value) and _defined_by_user(type(value)):
+            out += [f"{name}.{m}" for m, member in vars(type(value)).items()
+                    if inspect.isfunction(member) and not m.startswith("__")]
+    return out[:MAX_NAMES]
+
+
+def _defined_by_user(obj) -> bool:
+    try:
+        return is_user_file(inspect.getsourcefile(obj) or "<builtin>")
+    except TypeError:
+        return False
+
+
+# --- grammars ----------------------------------------------------------------------------------
+
+def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS) -> str:
+    """Thought line, then one command valid in SESSION's current state."""
+    rules: dict[str, str] = {}
+    names = frame_names(session)
+    if names:
+        attrs = attribute_names(session)
+        keys = dict_keys(session)
+        rules["name"] = alternatives(literal(n) for n in names)
+        suffix = ['"[" index "]"'] + (['"." attr'] if attrs else [])
+        if attrs:
+            rules["attr"] = alternatives(literal(a) for a in attrs)
+        rules["ref"] = f"name ({' | '.join(suffix)}){{0,3}}"
+        key_literals = [literal(json.dumps(k)) for k in keys]
+        rules["string"] = alternatives(key_literals + ['"\\"" [a-zA-Z0-9_ .:/-]{0,30} "\\""'])
+        rules["number"] = '"-"? [0-9]{1,6}'
+        rules["index"] = "number | string | name"
+        rules["term"] = "ref | number | string"
+        rules["call"] = f"({alternatives(literal(c) for c in CALLS if c in SAFE_BUILTINS)}) \"(\" ref \")\""
+        # An expression starts from something in the frame: a bare literal tells nothing.
+        rules["expr"] = f"call | ref (\" \" ({alternatives(literal(o) for o in BINOPS)}) \" \" term)?"
+    command_rules = []
+    for command in commands:
+        body = _command_rule(command, session, rules)
+        if body is not None:
+            rule = f"cmd-{command.name}"
+            rules[rule] = body
+            command_rules.append(rule)
+    header = [
+        f'root ::= "Thought: " thought "\\nCommand: " command',
+        f"thought ::= [^\\n]{{1,{THOUGHT_CHARS}}}",
+        f"command ::= {' | '.join(command_rules)}",
+    ]
+    return "\n".join(header + [f"{name} ::= {body}" for name, body in rules.items()]) + "\n"
+
+
+def _command_rule(command: Command, session: Session, rules: dict[str, str]) -> str | None:
+    if not command.for_model:
+        return None
+    debugger = session.debugger
+    head = literal(command.name)
+    if not command.args:
+        if command.name == "exceptions" and len(debugger.chain) < 2:
+            return None
+        return head
+    arg = command.args[0]
+    value = _arg_rule(arg, command, session, rules)
+    if value is None:  # no value is valid now, and neither is the bare command
+        return None
+    if len(command.args) == 2:  # list FIRST [LAST]
+        return f'{head} (" " {value} (" " {value})?)?'
+    return f'{head} (" " {value})?' if arg.optional else f'{head} " " {value}'
+
+
+def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str]) -> str | None:
+    debugger = session.debugger
+    if arg.kind == "count":
+        room = debugger.curindex if command.name == "up" else len(debugger.stack) - 1 - debugger.curindex
+        if room <= 0:
+            return None
+        return number_range(1, room)
+    if arg.kind == "frame":
+        return number_range(0, len(debugger.stack) - 1)
+    if arg.kind == "exception":
+        choices = [str(i) for i, c in enumerate(debugger.chain)
+                   if c.exc.__traceback__ is not None and i != debugger.exception_index]
+        return f"({alternatives(literal(c) for c in choices)})" if choices else None
+    if arg.kind == "line":
+        count = len(debugger.source_lines())
+        return number_range(1, count) if count else None
+    if arg.kind == "expr":
+        return "expr" if "expr" in rules else None
+    if arg.kind == "name":
+        names = source_names(session)
+        return f"({alternatives(literal(n) for n in names)})" if names else None
+    raise ValueError(f"no grammar for argument kind {arg.kind}")
+
+
+def answer_grammar(shown_lines: list[str]) -> str:
+    """The final answer: JSON naming a first and last line among SHOWN_LINES (`FILE:N| code`)."""
+    locations = alternatives(literal(json.dumps(line)) for line in dict.fromkeys(shown_lines))
+    return "\n".join([
+        'root ::= "{\\"root_cause\\": \\"" text "\\", \\"first_line\\": " loc ", \\"last_line\\": " loc '
+        '", \\"fix\\": " fix "}"',
+        f"text ::= char{{1,{ROOT_CAUSE_CHARS}}}",
+        '''char ::= [^"\\\\\\n] | "\\\\" ["\\\\nt]''',
+        f"loc ::= {locations}",
+        f'fix ::= "null" | "\\"" char{{1,{FIX_CHARS}}} "\\""',
+    ]) + "\n"

@@ -1,0 +1,231 @@
+"""The model worker: llama.cpp in its own process, so a segfault or abort() there cannot take
+the crashed program's report down. Run as `python -m autodbg.llm.worker`.
+
+Protocol: one JSON object per line on stdin (requests) and on the original stdout (replies);
+file descriptors 1 and 2 are pointed at /dev/null so llama.cpp's own output goes nowhere.
+
+  {"op": "load", "path", "n_ctx", "threads", "state_key", "state_dir", "state_limit"}
+      -> {"ok": true, "load_seconds", "n_ctx", "n_ctx_train", "chat_template"}
+  {"op": "complete", "messages" | "prompt", "grammar", "max_tokens", "temperature", "seed",
+   "cache_prefix_messages": K}   (the first K messages are a fixed prefix kept on disk)
+      -> {"event": "token", "text"} ... then {"event": "done", "text", "finish_reason",
+          "prompt_tokens", "prompt_tokens_evaluated", "prompt_tokens_reused",
+          "completion_tokens", "system_prompt_from_disk", "seconds"}
+  {"op": "count_tokens", "messages"} -> {"ok": true, "tokens"}
+Any failure -> {"ok": false, "error": "one line"}; the worker then keeps serving.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content']"
+          " + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
+
+
+class Worker:
+    def __init__(self, reply) -> None:
+        self.reply = reply
+        self.llm = None
+        self.formatter = None
+        self.state_dir: Path | None = None
+        self.state_key = ""
+        self.state_limit = 0
+
+    # --- requests ----------------------------------------------------------------------------
+
+    def load(self, path: str, n_ctx: int, threads: int, state_key: str = "", state_dir: str | None = None,
+             state_limit: int = 256 << 20) -> dict:
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        started = time.monotonic()
+        self.llm = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
+                                   n_batch=512, verbose=False, seed=0)
+        template = self.llm.metadata.get("tokenizer.chat_template")
+        model = self.llm._model
+        self.formatter = Jinja2ChatFormatter(
+            template or CHATML,
+            eos_token=model.token_get_text(model.token_eos()),
+            bos_token=model.token_get_text(model.token_bos()) if model.token_bos() >= 0 else "",
+        )
+        self.state_dir = Path(state_dir) if state_dir else None
+        self.state_key = "|".join([state_key, str(n_ctx), llama_cpp.__version__])
+        self.state_limit = state_limit
+        return {"ok": True, "load_seconds": round(time.monotonic() - started, 3), "n_ctx": self.llm.n_ctx(),
+                "n_ctx_train": self.llm._model.n_ctx_train(), "chat_template": bool(template)}
+
+    def tokens_for(self, messages: list[dict] | None, prompt: str | None, generation_prompt: bool = True) -> list[int]:
+        if messages is not None:
+            self.formatter.add_generation_prompt = generation_prompt
+            prompt = self.formatter(messages=messages).prompt
+        add_bos = self.llm._model.add_bos_token() and not prompt.startswith(self.formatter.bos_token or "\0")
+        return self.llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def count_tokens(self, messages: list[dict]) -> dict:
+        return {"ok": True, "tokens": len(self.tokens_for(messages, None))}
+
+    def complete(self, grammar: str | None = None, max_tokens: int = 64, temperature: float = 0.2,
+                 seed: int = 0, messages: list[dict] | None = None, prompt: str | None = None,
+                 cache_prefix_messages: int = 0) -> None:
+        import llama_cpp
+
+        if self.llm is None:
+            raise RuntimeError("no model loaded")
+        started = time.monotonic()
+        tokens = self.tokens_for(messages, prompt)
+        if len(tokens) + max_tokens > self.llm.n_ctx():
+            raise RuntimeError(f"prompt of {len(tokens)} tokens does not fit the context of {self.llm.n_ctx()}")
+        before = perf(self.llm)
+        from_disk = False
+        if cache_prefix_messages and messages and self.state_dir is not None:
+            prefix = self.tokens_for(messages[:cache_prefix_messages], None, generation_prompt=False)
+            if tokens[:len(prefix)] == prefix:
+                from_disk = self.restore_or_save_prefix(prefix)
+        grammar_obj = None
+        if grammar:
+            check_grammar(self.llm, grammar)
+            grammar_obj = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+        text_parts: list[str] = []
+        finish = "length"
+        stream = self.llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
+                                            seed=seed, grammar=grammar_obj, stream=True, top_k=40, top_p=0.95,
+                                            repeat_penalty=1.0)
+        for chunk in stream:
+            choice = chunk["choices"][0]
+            if choice["text"]:
+                text_parts.append(choice["text"])
+                self.reply({"event": "token", "text": choice["text"]})
+            if choice.get("finish_reason"):
+                finish = choice["finish_reason"]
+        after = perf(self.llm)
+        evaluated = (after.n_p_eval - before.n_p_eval)
+        generated = after.n_eval - before.n_eval
+        if evaluated == 0 and generated > 0:
+            # A one-token prompt suffix is decoded alone, which llama.cpp counts as generation.
+            evaluated, generated = 1, generated - 1
+        self.reply({
+            "event": "done", "text": "".join(text_parts), "finish_reason": finish,
+            "prompt_tokens": len(tokens), "prompt_tokens_evaluated": evaluated,
+            "prompt_tokens_reused": len(tokens) - evaluated,
+            "completion_tokens": generated, "system_prompt_from_disk": from_disk,
+            "seconds": round(time.monotonic() - started, 3),
+        })
+
+    # --- prompt state on disk ----------------------------------------------------------------
+
+    def state_path(self, prefix: list[int]) -> Path:
+        digest = hashlib.sha256((self.state_key + "|" + ",".join(map(str, prefix))).encode()).hexdigest()[:32]
+        return self.state_dir / f"{digest}.llstate"
+
+    def restore_or_save_prefix(self, prefix: list[int]) -> bool:
+        """Make the KV cache hold PREFIX: from disk when a previous crash saved it (True), else
+        by evaluating it now and saving it for the next crash (False)."""
+        import llama_cpp
+
+        llm = self.llm
+        if _common_prefix(llm._input_ids.tolist(), prefix) == len(prefix):
+            return False  # already live in this process
+        path = self.state_path(prefix)
+        if path.exists():
+            capacity = llm.n_ctx()
+            tokens_out = (llama_cpp.llama_token * capacity)()
+            count = ctypes.c_size_t(0)
+            if llama_cpp.llama_state_load_file(llm._ctx.ctx, str(path).encode(), tokens_out, capacity,
+                                               ctypes.byref(count)) and list(tokens_out[:count.value]) == prefix:
+                llm.n_tokens = count.value
+                llm.input_ids[:count.value] = prefix
+                llm._requires_eval = True
+                os.utime(path)  # most recently used survives pruning
+                return True
+            llm.reset()
+        llm.reset()
+        llm.eval(prefix)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        array = (llama_cpp.llama_token * len(prefix))(*prefix)
+        if llama_cpp.llama_state_save_file(llm._ctx.ctx, str(tmp).encode(), array, len(prefix)):
+            os.replace(tmp, path)  # atomic: concurrent writers each replace with a whole file
+            prune(self.state_dir, self.state_limit)
+        else:
+            tmp.unlink(missing_ok=True)
+        return False
+
+
+def prune(directory: Path, limit: int) -> None:
+    """Keep the saved states under LIMIT bytes, dropping the least recently used."""
+    files = []
+    for p in directory.glob("*.llstate"):
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            continue
+        files.append((st.st_mtime, st.st_size, p))
+    total = sum(size for _, size, _ in files)
+    for _, size, p in sorted(files):
+        if total <= limit:
+            break
+        p.unlink(missing_ok=True)
+        total -= size
+
+
+def check_grammar(llm, grammar: str) -> None:
+    """Refuse a grammar llama.cpp cannot parse: handing it to the sampler would crash."""
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode("utf-8"), b"root")
+    if not sampler:
+        raise ValueError("invalid grammar")
+    llama_cpp.llama_sampler_free(sampler)
+
+
+def perf(llm):
+    import llama_cpp
+
+    return llama_cpp.llama_perf_context(llm._ctx.ctx)
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def main() -> int:
+    out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+
+    def reply(message: dict) -> None:
+        out.write(json.dumps(message) + "\n")
+
+    worker = Worker(reply)
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            op = request.pop("op")
+            if op == "load":
+                reply(worker.load(**request))
+            elif op == "complete":
+                worker.complete(**request)
+            elif op == "count_tokens":
+                reply(worker.count_tokens(**request))
+            else:
+                reply({"ok": False, "error": f"unknown op {op!r}"})
+        except Exception as exc:
+            reply({"ok": False, "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:500]})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""`autodbg model list|pull|path|rm|verify`: the models autodbg can use, and their files here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autodbg.errors import AutodbgError
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("model", help="list, download, locate, remove or check models",
+                            description="The models autodbg can use (pick one with AUTODBG_MODEL=ID).")
+    actions = parser.add_subparsers(dest="model_action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="the known models and whether they are here").set_defaults(func=list_models)
+    for name, func, text in (("pull", pull, "download a model (once) and verify it"),
+                             ("path", path, "print the path of a model's file here"),
+                             ("rm", remove, "delete autodbg's downloaded copy of a model"),
+                             ("verify", verify, "re-check a model's file against its sha256 now")):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("id", metavar="ID", help="a model id from `autodbg model list`")
+        action.set_defaults(func=func)
+
+
+def list_models(args) -> int:
+    from autodbg.llm.download import local_path, models_dir
+    from autodbg.llm.registry import load_registry
+
+    rows = [("", "ID", "SIZE", "HERE", "NOTE")]
+    for spec in load_registry().values():
+        rows.append(("*" if spec.default else "", spec.id, _size(spec.size),
+                     _where(spec, local_path(spec), models_dir()), spec.note))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths)), row[4]]))
+    print("* default; pick another with AUTODBG_MODEL=ID")
+    return 0
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return "?"
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
+
+
+def _where(spec, path: Path | None, ours: Path) -> str:
+    if path is None:
+        return "-"
+    if spec.package:
+        return "package"
+    return "autodbg cache" if path.is_relative_to(ours) else "HF cache"
+
+
+def pull(args) -> int:
+    from autodbg.llm import download
+
+    print(download.pull(_spec(args.id)))
+    return 0
+
+
+def path(args) -> int:
+    from autodbg.llm.download import local_path, missing
+
+    spec = _spec(args.id)
+    found = local_path(spec)
+    if found is None:
+        raise missing(spec)
+    print(found)
+    return 0
+
+
+def remove(args) -> int:
+    from autodbg.llm import download
+
+    print(f"removed {download.remove(_spec(args.id))}")
+    return 0
+
+
+def verify(args) -> int:
+    from autodbg.llm import download
+
+    spec = _spec(args.id)
+    print(f"{spec.id}: sha256 ok ({download.verify(spec)})")
+    return 0
+
+
+def _spec(model_id: str):
+    from autodbg.llm.registry import load_registry
+
+    registry = load_registry()
+    if model_id not in registry:
+        raise AutodbgError(f"no model {model_id!r}; the ids are: {', '.join(registry)}")
+    return registry[model_id]
