@@ -20,7 +20,12 @@ from pathlib import Path
 
 from autodbg.errors import AutodbgError
 
-CASE_TIMEOUT_EXTRA = 60.0  # seconds a case may run beyond autodbg's own time budget
+TEST_TIMEOUT = 60.0  # seconds for a case's test_cmd
+
+
+def case_timeout(budget: float) -> float:
+    """How long a whole case may run: the program, then autodbg's own time budget."""
+    return budget * 1.5 + 15
 
 
 def register(sub) -> None:
@@ -99,7 +104,7 @@ def run_case(case, *, model: str, timeout: float) -> dict:
               "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
-        run = corpus.run_crash(work, case_env(model, report_path, timeout), timeout + CASE_TIMEOUT_EXTRA)
+        run = corpus.run_crash(work, case_env(model, report_path, timeout), case_timeout(timeout))
         if run.timed_out:
             record["status"] = "timeout"
             return record
@@ -121,13 +126,22 @@ def run_case(case, *, model: str, timeout: float) -> dict:
         if diagnosis is None:
             return record
         record["root_cause_hit"] = (diagnosis["file"] == case.buggy_file and diagnosis["line"] in case.acceptable_lines)
-    fix = diagnosis.get("fix")
-    if fix is not None:
-        with corpus.scratch_copy(case) as fixed:
-            if (fixed / diagnosis["file"]).is_file():
-                corpus.apply_fix(fixed, diagnosis["file"], diagnosis["line"], diagnosis["line_end"], fix)
-                record["fix_hit"] = corpus.run_test(fixed, timeout=CASE_TIMEOUT_EXTRA)
+    record["fix_hit"] = fix_passes(case, diagnosis)
     return record
+
+
+def fix_passes(case, diagnosis: dict) -> bool:
+    """Whether the diagnosis's fix, applied to a scratch copy, makes the case's test pass."""
+    from autodbg import corpus
+
+    if diagnosis.get("fix") is None:
+        return False
+    with corpus.scratch_copy(case) as fixed:
+        if not (fixed / diagnosis["file"]).is_file():
+            return False
+        corpus.apply_fix(fixed, diagnosis["file"], diagnosis["line"], diagnosis["line_end"], diagnosis["fix"])
+        env = {**os.environ, "AUTODBG": "0", "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+        return corpus.run_test(fixed, timeout=TEST_TIMEOUT, env=env)
 
 
 def located_diagnosis(report: dict, work: Path) -> dict | None:

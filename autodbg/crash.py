@@ -64,6 +64,19 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     return result
 
 
+def explain(session: Session) -> str:
+    """`why`: investigate from the session's current state and print the summary."""
+    started = time.monotonic()
+    settings = load_settings()
+    engine, model = start_engine(settings)
+    if engine is None:
+        return "no model (AUTODBG_MODEL=none)"
+    result = new_result(session, None)
+    result["model"] = model
+    reason = run_investigation(engine, session, result, settings, make_console(), started)
+    return f"no diagnosis: {reason}" if reason else ""
+
+
 def start_engine(settings: Settings):
     """Resolve AUTODBG_MODEL, find the file and start the worker; (None, None) for none."""
     from autodbg.llm.download import ensure_model, model_sha256

@@ -83,7 +83,7 @@ def install(args) -> int:
         _install_sitecustomize(venv)
     venv_flag = f" --venv {args.venv}" if args.venv else ""
     print(f"autodbg: undo with `autodbg uninstall{venv_flag}`; AUTODBG=0 turns it off for one run")
-    _offer_default_model()
+    _offer_model()
     return 0
 
 
@@ -205,44 +205,49 @@ def _hook_status(venv: Venv) -> list[tuple[str, str, str]]:
 
 
 def _model_row() -> tuple[str, str, str]:
-    chosen = os.environ.get("AUTODBG_MODEL")
-    if chosen:
-        return ("model", chosen, "from AUTODBG_MODEL")
+    from autodbg.llm import download
+    from autodbg.llm.registry import resolve_model
+
+    setting = os.environ.get("AUTODBG_MODEL")
+    source = f"AUTODBG_MODEL={setting}" if setting else "the default; AUTODBG_MODEL chooses another"
     try:
-        from autodbg.llm.registry import default_model_id
-    except ImportError:
-        return ("model", "unknown", "autodbg.llm is not available")
-    return ("model", default_model_id(), "the registry's default; AUTODBG_MODEL chooses another")
+        model = resolve_model(setting)
+    except AutodbgError as exc:
+        return ("model", "invalid", str(exc))
+    if model is None:
+        return ("model", "none", f"{source}: evidence only")
+    if isinstance(model, Path):
+        return ("model", str(model), source)
+    here = download.local_path(model)
+    return ("model", model.id, f"{source}; " + (str(here) if here else str(download.missing(model))))
 
 
-def _offer_default_model() -> None:
-    """Offer to download the default model now rather than at the first crash."""
-    if os.environ.get("AUTODBG_MODEL"):
-        return  # the user chose a model (or none); the default is not what they need
-    try:
-        from autodbg.llm import download, registry
-    except ImportError:
-        return  # model support is not part of this build
-    model_id = registry.default_model_id()
-    spec = registry.load_registry()[model_id]
-    if download.local_path(spec) is not None:
-        print(f"autodbg: model {model_id} is already downloaded")
+def _offer_model() -> None:
+    """Offer to download the model now (the default one, or AUTODBG_MODEL's), not at a crash."""
+    from autodbg.llm import download
+    from autodbg.llm.registry import ModelSpec, resolve_model
+
+    model = resolve_model(os.environ.get("AUTODBG_MODEL"))
+    if not isinstance(model, ModelSpec):
+        return  # the user's own .gguf file, or none
+    if download.local_path(model) is not None:
+        print(f"autodbg: model {model.id} is here already")
         return
-    pull = f"autodbg model pull {model_id}"
+    pull = f"autodbg model pull {model.id}"
     can_ask = _boot.is_tty(sys.stdin) and _boot.is_tty(sys.stdout)
-    if not can_ask or os.environ.get("AUTODBG_DOWNLOAD") == "0":
-        print(f"autodbg: no model downloaded yet; get the default one with `{pull}`")
+    if model.package or not can_ask or os.environ.get("AUTODBG_DOWNLOAD") == "0":
+        print(f"autodbg: {download.missing(model)}")
         return
-    size = f" ({spec.size / 1e9:.1f} GB)" if getattr(spec, "size", None) else ""
+    size = f" ({model.size / 1e9:.1f} GB)" if model.size else ""
     try:
-        answer = input(f"Download the default model {model_id}{size} now? [Y/n] ")
+        answer = input(f"Download the model {model.id}{size} now? [Y/n] ")
     except EOFError:
         answer = "n"
     if answer.strip().lower() not in ("", "y", "yes"):
         print(f"autodbg: later, `{pull}` downloads it")
         return
     try:
-        path = download.pull(spec)
+        path = download.pull(model)
     except AutodbgError as exc:
         raise AutodbgError(f"{exc} (the crash hook is enabled; retry with `{pull}`)") from None
     print(f"autodbg: model saved to {path}")

@@ -39,11 +39,11 @@ def run_command(args) -> int:
     print_user_traceback(exc)
     if isinstance(exc, KeyboardInterrupt):
         return 130
-    from autodbg.crash import handle_crash
+    from autodbg.crash import explain, handle_crash
     from autodbg.debugger.commands import Session
     from autodbg.debugger.core import PostMortem
 
-    session = Session(PostMortem(exc))
+    session = Session(PostMortem(exc), explain=explain)
     handle_crash(exc, session=session)
     if args.interactive:
         interact(session)

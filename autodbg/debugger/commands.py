@@ -195,6 +195,12 @@ def _help(s: "Session") -> str:
     return help_text()
 
 
+def _why(s: "Session") -> str:
+    if s.explain is None:
+        raise CommandError("why is only available under `autodbg run --interactive`")
+    return s.explain(s)
+
+
 def _quit(s: "Session") -> str:
     return ""
 
@@ -219,6 +225,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("exceptions", (), "list the chained exceptions; > marks the current one", _exceptions),
     Command("exception", (Arg("N", "exception"),), "switch to exception N of the chain", _exception),
     Command("done", (), "finish the investigation and give the diagnosis", _done, ends_session=True),
+    Command("why", (), "hand the session to the model from here and print its diagnosis", _why, for_model=False),
     Command("help", (), "show this help", _help, for_model=False),
     Command("quit", (), "leave the debugger", _quit, for_model=False, ends_session=True),
 )
@@ -267,6 +274,7 @@ class Session:
 
     debugger: PostMortem
     redactor: Redactor = field(default_factory=Redactor)
+    explain: Callable[["Session"], str] | None = None  # runs `why`: set by `autodbg run --interactive`
 
     def __post_init__(self) -> None:
         for frame in self.debugger.all_frames():

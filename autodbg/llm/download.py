@@ -137,8 +137,9 @@ def model_sha256(model: ModelSpec | Path) -> str | None:
     record = _read_sidecar(model)
     if record and _unchanged(record, model):
         return record["sha256"]
+    before = model.stat()
     digest = _sha256_of(model)
-    _write_sidecar(model, digest)
+    _write_sidecar(model, digest, before)
     return digest
 
 
@@ -191,11 +192,12 @@ def _hash_and_remember(spec: ModelSpec, path: Path, etag: str | None = None) -> 
     (a file the registry has no sha256 for); remember it in the sidecar."""
     record = _read_sidecar(path)
     expected = spec.sha256 or etag or (record and record["sha256"])
+    before = path.stat()
     digest = _sha256_of(path)
     if expected and digest != expected:
         _sidecar_path(path).unlink(missing_ok=True)  # the crash-time stat check must not vouch for it
         raise _corrupted(spec, path, f"has sha256 {digest}, not {expected}")
-    _write_sidecar(path, digest)
+    _write_sidecar(path, digest, before)
 
 
 def _download(spec: ModelSpec, *, progress: bool, replace: bool) -> tuple[Path, str | None]:
@@ -212,11 +214,14 @@ def _download(spec: ModelSpec, *, progress: bool, replace: bool) -> tuple[Path, 
                                    force_download=replace, tqdm_class=bar_class)
     except HfHubHTTPError as exc:
         status = exc.response.status_code
-        raise _how_to_get(spec, "not on the model hub" if status == 404 else f"the model hub answered {status}") from None
+        reason = "not on the model hub" if status == 404 else f"the model hub answered {status}"
+        raise _how_to_get(spec, reason) from None
     except OfflineModeIsEnabled:
         raise _how_to_get(spec, "HF_HUB_OFFLINE is set") from None
     except (httpx.HTTPError, LocalEntryNotFoundError):
         raise _how_to_get(spec, "cannot reach the model hub") from None
+    except OSError as exc:  # a full disk, or a download cut short
+        raise AutodbgError(f"downloading model {spec.id} failed: {str(exc).splitlines()[0]}") from None
     etag = metadata.etag if metadata.etag and len(metadata.etag) == 64 else None  # else a git sha1
     return Path(path), etag
 
@@ -324,11 +329,12 @@ def _read_sidecar(path: Path) -> dict | None:
     return record if record.get("path") == str(path.absolute()) else None
 
 
-def _write_sidecar(path: Path, sha256: str) -> None:
+def _write_sidecar(path: Path, sha256: str, hashed: os.stat_result) -> None:
+    """Remember that PATH, as it was when stat gave HASHED (before hashing), has SHA256."""
     sidecar = _sidecar_path(path)
     sidecar.parent.mkdir(parents=True, exist_ok=True)
     tmp = sidecar.with_name(f"{sidecar.name}.{os.getpid()}.tmp")
-    st = path.stat()
-    record = {"path": str(path.absolute()), "sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    record = {"path": str(path.absolute()), "sha256": sha256,
+              "size": hashed.st_size, "mtime_ns": hashed.st_mtime_ns}
     tmp.write_text(json.dumps(record), encoding="utf-8")
     os.replace(tmp, sidecar)  # a concurrent reader sees the old record or the new one, never half

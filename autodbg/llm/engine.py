@@ -34,6 +34,7 @@ class Completion:
     prompt_tokens_reused: int
     completion_tokens: int
     system_prompt_from_disk: bool
+    system_prompt_tokens: int  # length of the fixed prefix kept on disk (0: none)
     seconds: float
 
 

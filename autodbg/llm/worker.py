@@ -10,7 +10,7 @@ file descriptors 1 and 2 are pointed at /dev/null so llama.cpp's own output goes
    "cache_prefix_messages": K}   (the first K messages are a fixed prefix kept on disk)
       -> {"event": "token", "text"} ... then {"event": "done", "text", "finish_reason",
           "prompt_tokens", "prompt_tokens_evaluated", "prompt_tokens_reused",
-          "completion_tokens", "system_prompt_from_disk", "seconds"}
+          "completion_tokens", "system_prompt_from_disk", "system_prompt_tokens", "seconds"}
   {"op": "count_tokens", "messages"} -> {"ok": true, "tokens"}
 Any failure -> {"ok": false, "error": "one line"}; the worker then keeps serving.
 """
@@ -82,39 +82,42 @@ class Worker:
         tokens = self.tokens_for(messages, prompt)
         if len(tokens) + max_tokens > self.llm.n_ctx():
             raise RuntimeError(f"prompt of {len(tokens)} tokens does not fit the context of {self.llm.n_ctx()}")
-        before = perf(self.llm)
+        # llama.cpp's own counters, read after the completion; it reports them as max(1, n), and a
+        # completion always evaluates at least one prompt token, so a reset makes them exact.
+        llama_cpp.llama_perf_context_reset(self.llm._ctx.ctx)
         from_disk = False
+        prefix: list[int] = []
         if cache_prefix_messages and messages and self.state_dir is not None:
             prefix = self.tokens_for(messages[:cache_prefix_messages], None, generation_prompt=False)
             if tokens[:len(prefix)] == prefix:
                 from_disk = self.restore_or_save_prefix(prefix)
+            else:
+                prefix = []  # the template renders the prefix differently inside the whole prompt
         grammar_obj = None
         if grammar:
             check_grammar(self.llm, grammar)
             grammar_obj = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
         text_parts: list[str] = []
+        generated = 0
         finish = "length"
         stream = self.llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
                                             seed=seed, grammar=grammar_obj, stream=True, top_k=40, top_p=0.95,
                                             repeat_penalty=1.0)
         for chunk in stream:
+            generated += 1  # one chunk per sampled token, some with empty text
             choice = chunk["choices"][0]
             if choice["text"]:
                 text_parts.append(choice["text"])
                 self.reply({"event": "token", "text": choice["text"]})
             if choice.get("finish_reason"):
                 finish = choice["finish_reason"]
-        after = perf(self.llm)
-        evaluated = (after.n_p_eval - before.n_p_eval)
-        generated = after.n_eval - before.n_eval
-        if evaluated == 0 and generated > 0:
-            # A one-token prompt suffix is decoded alone, which llama.cpp counts as generation.
-            evaluated, generated = 1, generated - 1
+        evaluated = llama_cpp.llama_perf_context(self.llm._ctx.ctx).n_p_eval
         self.reply({
             "event": "done", "text": "".join(text_parts), "finish_reason": finish,
             "prompt_tokens": len(tokens), "prompt_tokens_evaluated": evaluated,
             "prompt_tokens_reused": len(tokens) - evaluated,
             "completion_tokens": generated, "system_prompt_from_disk": from_disk,
+            "system_prompt_tokens": len(prefix),
             "seconds": round(time.monotonic() - started, 3),
         })
 
@@ -183,12 +186,6 @@ def check_grammar(llm, grammar: str) -> None:
     if not sampler:
         raise ValueError("invalid grammar")
     llama_cpp.llama_sampler_free(sampler)
-
-
-def perf(llm):
-    import llama_cpp
-
-    return llama_cpp.llama_perf_context(llm._ctx.ctx)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
