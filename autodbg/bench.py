@@ -89,7 +89,8 @@ def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float) -> l
 
 
 def case_env(model: str, report: Path, timeout: float) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODBG")}
+    # The case is a program of its own: none of our settings, nor a test runner's marker, apply to it.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODBG") and k != "PYTEST_CURRENT_TEST"}
     env.update(AUTODBG="1", AUTODBG_MODEL=model, AUTODBG_REPORT=str(report), AUTODBG_TIMEOUT=str(timeout),
                AUTODBG_DOWNLOAD="0", NO_COLOR="1", COLUMNS="100")
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")

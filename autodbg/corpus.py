@@ -164,7 +164,8 @@ def _kill_session(session_id: int) -> None:
                         os.kill(int(entry), signal.SIGKILL)
 
 
-def _run_shell(command: str, cwd: Path, env: dict[str, str] | None, timeout: float) -> CrashRun:
+def run_shell(command: str, cwd: Path, env: dict[str, str] | None, timeout: float) -> CrashRun:
+    """Run COMMAND with `sh -c` in CWD; past TIMEOUT seconds, kill it and all it started."""
     start = time.monotonic()
     proc = subprocess.Popen(["sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -181,12 +182,12 @@ def _run_shell(command: str, cwd: Path, env: dict[str, str] | None, timeout: flo
 
 def run_crash(case_dir: Path, env: dict[str, str] | None, timeout: float) -> CrashRun:
     """Run the `crash_cmd` of the case in CASE_DIR (normally a scratch copy) with `sh -c`."""
-    return _run_shell(load_case(case_dir).crash_cmd, Path(case_dir), env, timeout)
+    return run_shell(load_case(case_dir).crash_cmd, Path(case_dir), env, timeout)
 
 
 def run_test(case_dir: Path, timeout: float, env: dict[str, str] | None = None) -> bool:
     """Whether the `test_cmd` of the case in CASE_DIR exits 0 within TIMEOUT seconds."""
-    result = _run_shell(load_case(case_dir).test_cmd, Path(case_dir), env, timeout)
+    result = run_shell(load_case(case_dir).test_cmd, Path(case_dir), env, timeout)
     return result.returncode == 0 and not result.timed_out
 
 
@@ -250,14 +251,8 @@ def type_name(exception: str) -> str:
 
 
 def _source_problems(case: Case) -> list[str]:
-    """Problems found by reading the case, without running anything."""
-    source = case.path / case.buggy_file
-    if not source.is_file():
-        return [f"buggy_file {case.buggy_file} does not exist"]
-    lines = read_lines(source)
-    if case.buggy_line_end > len(lines):
-        return [f"buggy lines {case.buggy_line}-{case.buggy_line_end} are past the end of "
-                f"{case.buggy_file} ({len(lines)} lines)"]
+    """Problems found by reading the case (whose buggy_file exists), without running anything."""
+    lines = read_lines(case.path / case.buggy_file)
     problems = []
     current = "".join(lines[case.buggy_line - 1:case.buggy_line_end])
     if current.rstrip("\n") != case.buggy_code.rstrip("\n"):
@@ -302,14 +297,14 @@ def verify_case(case: Case, python_bin_dir: Path | None = None, timeout: float =
     """What is wrong with CASE (empty when nothing): it must crash as recorded, its test must fail,
     and pass once `fixed_code` replaces the buggy lines. Runs in scratch copies; PYTHON_BIN_DIR goes
     first on PATH so that `python3` in the case's commands is that interpreter."""
+    if not (case.path / case.buggy_file).is_file():
+        return [f"buggy_file {case.buggy_file} does not exist"]
     env = dict(os.environ)
     # Verifying must see the plain crash, not autodbg debugging it.
     env["AUTODBG"] = "0"
     if python_bin_dir is not None:
         env["PATH"] = os.pathsep.join([str(python_bin_dir), env.get("PATH", "")])
     problems = _source_problems(case)
-    if not (case.path / case.buggy_file).is_file():
-        return problems
     with scratch_copy(case) as case_dir:
         problems += _crash_problems(case, run_crash(case_dir, env, timeout), case_dir, timeout)
     with scratch_copy(case) as case_dir:

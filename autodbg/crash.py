@@ -45,19 +45,28 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
         except AutodbgError as err:
             reason = str(err)
     worker_started = time.monotonic()
-    session = session or Session(PostMortem(exc))
-    result = new_result(session, thread_name)
-    result["model"] = model
-    result["timings"] = {"worker_start": round(worker_started - started, 3),
-                         "evidence": round(time.monotonic() - worker_started, 3)}
-    console.print(EvidenceView(result["dossier"]))
-    if engine is not None:
-        reason = run_investigation(engine, session, result, settings, console, started)
-    elif model is None and reason is None:
-        reason = "AUTODBG_MODEL=none"
+    result = {}
+    try:
+        session = session or Session(PostMortem(exc))
+        result = new_result(session, thread_name)
+        result["model"] = model
+        result["timings"] = {"worker_start": round(worker_started - started, 3),
+                             "evidence": round(time.monotonic() - worker_started, 3)}
+        console.print(EvidenceView(result["dossier"]))
+        if engine is not None:
+            reason = run_investigation(engine, session, result, settings, console, started)
+        elif model is None and reason is None:
+            reason = "AUTODBG_MODEL=none"
+    except KeyboardInterrupt:  # Ctrl-C: stop at once, say so, keep what is known
+        reason = "interrupted"
+    finally:
+        if engine is not None:
+            engine.close()
     if reason:
         result["fallback_reason"] = reason
         console.print(Text(f"autodbg: evidence only ({reason})", style="dim"))
+    if not result:
+        return result
     result["timings"]["total"] = round(time.monotonic() - started, 3)
     if settings.report_path:
         write_report(result, settings.report_path)
@@ -116,8 +125,6 @@ def run_investigation(engine, session: Session, result: dict, settings: Settings
             reason = "the model gave no usable answer"
     except EngineError as err:
         reason = str(err)
-    except KeyboardInterrupt:
-        reason = "interrupted"
     finally:
         engine.close()
     result["timings"]["total"] = round(time.monotonic() - started, 3)

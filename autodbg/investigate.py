@@ -16,13 +16,12 @@ from typing import Callable
 from autodbg.debugger.commands import COMMANDS, Session, help_text
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.fixcheck import check_fix
-from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, step_grammar
+from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, answer_max_chars, step_grammar
 
 MAX_TURNS = 6
 MAX_GENERATED_TOKENS = 1500
 ANSWER_RESERVE = 12.0  # seconds kept back for the final answer
-STEP_TOKENS = THOUGHT_CHARS // 2 + 40
-ANSWER_TOKENS = 450
+STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
 
 SYSTEM_PROMPT = f"""You are autodbg, a debugger for a Python program that has just crashed.
 You get the crash evidence; then you run debugger commands, one per turn, to find the root cause:
@@ -166,7 +165,7 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
         if command in seen_commands and outcome and not outcome.ends_session:
             output += "\n(you ran this command before: try another one, or done)"
         seen_commands.add(command)
-        result.transcript.append({"thought": thought, "command": command, "valid": bool(outcome and outcome.ok),
+        result.transcript.append({"thought": thought, "command": command, "valid": bool(outcome and outcome.valid),
                                   "output": output, "tokens": generated, "seconds": seconds})
         on_step(result.transcript[-1])
         if outcome and outcome.ends_session:
@@ -184,7 +183,7 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
     messages.append({"role": "user", "content": "Give the final answer as JSON now."})
     grammar = answer_grammar(list(shown))
     for attempt in range(2):
-        text, _, _ = ask(grammar, ANSWER_TOKENS, budget.deadline + ANSWER_RESERVE / 2, seed=attempt)
+        text, _, _ = ask(grammar, answer_max_chars(list(shown)), budget.deadline + ANSWER_RESERVE / 2, seed=attempt)
         diagnosis = make_diagnosis(text, shown)
         result.diagnosis = diagnosis
         if diagnosis is None or diagnosis["fix"] is None or diagnosis["fix"]["problem"] is None:

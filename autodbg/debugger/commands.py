@@ -263,9 +263,10 @@ def parse(line: str) -> tuple[Command, list]:
 @dataclass
 class CommandResult:
     line: str
-    ok: bool
+    ok: bool  # ran without error
     output: str
     ends_session: bool = False
+    valid: bool = True  # a command of the language (False: the parser refused it)
 
 
 @dataclass
@@ -283,6 +284,9 @@ class Session:
     def execute(self, line: str) -> CommandResult:
         try:
             command, values = parse(line)
+        except CommandError as exc:
+            return CommandResult(line, False, f"error: {exc}", valid=False)
+        try:
             output = command.run(self, *values)
         except CommandError as exc:
             return CommandResult(line, False, f"error: {self.redactor.scrub(str(exc))}")

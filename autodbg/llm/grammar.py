@@ -16,9 +16,9 @@ from autodbg.debugger.commands import COMMANDS, Arg, Command, Session
 from autodbg.debugger.core import is_user_file
 from autodbg.debugger.safe_eval import SAFE_BUILTINS, is_secret_name
 
-THOUGHT_CHARS = 160
-ROOT_CAUSE_CHARS = 300
-FIX_CHARS = 600
+THOUGHT_CHARS = 100
+ROOT_CAUSE_CHARS = 240
+FIX_CHARS = 400
 MAX_NAMES = 200
 CALLS = ("len", "type", "sorted", "repr", "sum", "min", "max", "list", "str", "bool")
 BINOPS = ("==", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "in", "is")
@@ -207,6 +207,12 @@ def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str
         names = source_names(session)
         return f"({alternatives(literal(n) for n in names)})" if names else None
     raise ValueError(f"no grammar for argument kind {arg.kind}")
+
+
+def answer_max_chars(shown_lines: list[str]) -> int:
+    """The longest answer the answer grammar accepts, to size max_tokens so none is cut."""
+    longest = max((len(json.dumps(line)) for line in shown_lines), default=0)
+    return ROOT_CAUSE_CHARS + FIX_CHARS + 2 * longest + 80
 
 
 def answer_grammar(shown_lines: list[str]) -> str:

@@ -1,0 +1,132 @@
+"""`autodbg bench` on tiny real cases: crashes run in real subprocesses with the installed hook."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autodbg import bench, corpus
+from conftest import clean_env
+
+CALLER_BUG = '''\
+def average(values):
+    return sum(values) / len(values)
+
+
+def main():
+    readings = []  # bug: the readings were never loaded
+    print(average(readings))
+
+
+main()
+'''
+CRASH_LINE_BUG = '''\
+def first_word(text):
+    return text.split()[1]  # bug: index 1 is the second word
+
+
+print(first_word("hello"))
+'''
+
+
+def make_case(root: Path, name: str, program: str, *, buggy_line: int, fixed_code: str, exception: str,
+              crash_line: int, crash_cmd: str = "sh run.sh", kind: str = "exception") -> Path:
+    case = root / name
+    case.mkdir(parents=True)
+    (case / "app.py").write_text(program)
+    (case / "run.sh").write_text('cd "$(dirname "$0")"\npython3 app.py\n')
+    lines = program.splitlines()
+    (case / "truth.json").write_text(json.dumps({
+        "case": name, "corpus": "test", "source": "written for the tests", "buggy_file": "app.py",
+        "buggy_line": buggy_line, "buggy_line_end": buggy_line, "buggy_code": lines[buggy_line - 1],
+        "fixed_code": fixed_code, "acceptable_lines": [buggy_line], "exception": exception,
+        "crash_kind": kind, "crash_cmd": crash_cmd, "test_cmd": "python3 app.py",
+        "crash_site": {"file": "app.py", "line": crash_line}, "crash_at_buggy_line": buggy_line == crash_line,
+    }))
+    return case
+
+
+@pytest.fixture
+def tiny_corpus(tmp_path) -> Path:
+    root = tmp_path / "corpus"
+    make_case(root, "caller-bug", CALLER_BUG, buggy_line=6, fixed_code="    readings = [3, 4]",
+              exception="ZeroDivisionError", crash_line=2)
+    make_case(root, "crash-line-bug", CRASH_LINE_BUG, buggy_line=2, fixed_code="    return text.split()[0]",
+              exception="IndexError", crash_line=2)
+    make_case(root, "no-crash", "print('fine')\n", buggy_line=1, fixed_code="print('fine')",
+              exception="ValueError", crash_line=1)
+    return root
+
+
+def by_case(records):
+    return {r["case"]: r for r in records}
+
+
+def test_evidence_only_scores_the_crash_site(tiny_corpus):
+    records = by_case(bench.run_bench(corpus.find_cases([tiny_corpus]), model="none", repeat=1, jobs=1, timeout=20))
+    assert records["crash-line-bug"]["status"] == "ok" and records["crash-line-bug"]["root_cause_hit"]
+    assert records["caller-bug"]["status"] == "ok" and not records["caller-bug"]["root_cause_hit"]
+    assert records["caller-bug"]["diagnosis"]["line"] == 2  # the crash site stands in for the root cause
+    assert records["no-crash"]["status"] == "no crash"  # reported, never dropped
+    assert not any(r["fix_hit"] for r in records.values())  # no model, no fix
+    totals = bench.summarize(list(records.values()))
+    assert totals["all"]["cases"] == 3 and totals["all"]["root_cause_hit"] == 1
+    assert set(totals["by_exception"]) == {"ZeroDivisionError", "IndexError", "ValueError"}
+
+
+def test_fix_scoring_right_and_deliberately_wrong(tiny_corpus):
+    case = corpus.load_case(tiny_corpus / "caller-bug")
+    right = {"file": "app.py", "line": 6, "line_end": 6, "fix": "    readings = [3, 4]\n"}
+    wrong = {"file": "app.py", "line": 6, "line_end": 6, "fix": "    readings = []  # still empty\n"}
+    assert bench.fix_passes(case, right)
+    assert not bench.fix_passes(case, wrong)
+    assert not bench.fix_passes(case, {**right, "file": "missing.py"})
+    assert (tiny_corpus / "caller-bug" / "app.py").read_text() == CALLER_BUG  # the corpus is never modified
+
+
+def test_a_hanging_case_is_killed_at_its_timeout(tmp_path):
+    root = tmp_path / "corpus"
+    make_case(root, "hang", "while True:\n    pass\n", buggy_line=1, fixed_code="while False:",
+              exception="KeyboardInterrupt", crash_line=2, kind="hang")
+    record = bench.run_case(corpus.find_cases([root])[0], model="none", timeout=1)
+    assert record["status"] == "timeout"
+
+
+def test_jobs_2_gives_the_same_results_as_jobs_1(tiny_corpus):
+    cases = corpus.find_cases([tiny_corpus])
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in ("seconds", "tokens")} for r in rs]  # noqa: E731
+    one = bench.run_bench(cases, model="none", repeat=2, jobs=1, timeout=20)
+    two = bench.run_bench(cases, model="none", repeat=2, jobs=2, timeout=20)
+    assert strip(one) == strip(two) and len(one) == 6
+
+
+def test_real_tiny_model_case(tiny_corpus, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    case = corpus.load_case(tiny_corpus / "caller-bug")
+    record = bench.run_case(case, model="smollm2-135m", timeout=60)
+    assert record["status"] == "ok", record
+    assert record["fallback_reason"] in (None, "the model gave no usable answer"), record
+    assert record["commands_valid"] is True and record["turns"] >= 1
+    assert record["tokens"]["generated"] > 0
+
+
+def test_cli_writes_json_and_prints_totals(tiny_corpus, tmp_path):
+    out = tmp_path / "out.json"
+    run = subprocess.run([sys.executable, "-m", "autodbg", "bench", str(tiny_corpus), "--model", "none",
+                          "--json", str(out), "--filter", "*bug"], env=clean_env(), capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "totals" in run.stdout and "caller-bug" in run.stdout and "no-crash" not in run.stdout
+    data = json.loads(out.read_text())
+    assert {r["case"] for r in data["records"]} == {"caller-bug", "crash-line-bug"}
+    assert data["totals"]["all"]["root_cause_hit"] == 1 and data["machine"]["cores"] >= 1
+
+
+def test_cli_bad_input_is_one_line(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "autodbg", "bench", str(tmp_path / "nowhere")], env=clean_env(),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and run.stderr.startswith("autodbg: no such corpus")

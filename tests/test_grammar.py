@@ -1,0 +1,132 @@
+"""Live-state grammars: every string the real tiny model produces under them is a valid command."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from autodbg.debugger.commands import COMMANDS_BY_NAME, Session, parse
+from autodbg.debugger.core import PostMortem
+from autodbg.investigate import STEP_TOKENS
+from autodbg.llm.engine import Engine, free_cores
+from autodbg.llm.grammar import answer_grammar, frame_names, number_range, step_grammar
+
+
+class Order:
+    def __init__(self, items):
+        self.items = items
+        self.discount = None
+
+
+def total_price(order, prices):
+    subtotal = sum(prices[item] for item in order.items)
+    return subtotal * (1 - order.discount)
+
+
+def checkout(names):
+    prices = {"apple": 3, "pear": 4}
+    return total_price(Order(names), prices)
+
+
+def recurse(n):
+    return recurse(n + 1)
+
+
+def crashed_sessions() -> list[Session]:
+    sessions = []
+    for call in (lambda: checkout(["apple"]), lambda: recurse(0), lambda: {}["missing"]):
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 - real crashes are the fixture
+            sessions.append(Session(PostMortem(exc)))
+    outer = Session(PostMortem(sessions[0].debugger.exception))
+    outer.execute("up")  # a different state: the caller's frame
+    return sessions + [outer]
+
+
+def command_of(text: str) -> str:
+    thought, sep, command = text.partition("\nCommand: ")
+    assert sep and thought.startswith("Thought: ") and "\n" not in thought
+    return command
+
+
+def test_sampled_commands_are_valid_for_their_state(tiny_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    sessions = crashed_sessions()
+    samples = 0
+    with Engine(tiny_model, threads=free_cores(), n_ctx=2048) as engine:
+        engine.start()
+        for s_index, session in enumerate(sessions):
+            grammar = step_grammar(session)
+            names = set(frame_names(session))
+            messages = [{"role": "system", "content": "Debug the crash. Reply with a thought and a command."},
+                        {"role": "user", "content": f"{session.debugger.exception!r}. Commands: where, up, print EXPR, list."}]
+            state = (session.debugger.exception_index, session.debugger.curindex)
+            for seed in range(13):
+                done = engine.complete(messages, grammar=grammar, max_tokens=STEP_TOKENS, temperature=1.0,
+                                       seed=1000 * s_index + seed, deadline=time.monotonic() + 120)
+                assert done.finish_reason == "stop", done.text
+                command_text = command_of(done.text)
+                command, args = parse(command_text)  # raises on anything the parser rejects
+                assert command.for_model
+                result = session.execute(command_text)
+                if command.args and command.args[0].kind == "expr":
+                    root = args[0].split("(")[-1].split(".")[0].split("[")[0].split(" ")[0].rstrip(")")
+                    assert root in names, command_text
+                else:
+                    assert result.ok, (command_text, result.output)
+                if command.name in ("up", "down", "frame", "exception"):  # back to the state the grammar was built for
+                    session.debugger.select_exception(state[0])
+                    session.debugger.select_frame(state[1])
+                samples += 1
+    assert samples >= 50
+
+
+def test_grammar_offers_only_what_exists():
+    checkout_session, recursion_session, _, caller_session = crashed_sessions()
+    g = step_grammar(checkout_session)
+    rules = dict(line.split(" ::= ", 1) for line in g.splitlines())
+    assert rules["name"] == '"order" | "prices" | "subtotal"'
+    assert rules["attr"] == '"items" | "discount"'
+    assert rules["string"].startswith('"\\"apple\\"" | "\\"pear\\""')
+    assert "cmd-exception " not in g  # a chain of one: nothing to switch to
+    assert "cmd-help" not in g and "cmd-quit" not in g  # human-only commands
+    top = Session(PostMortem(checkout_session.debugger.exception))
+    top.debugger.select_frame(len(top.debugger.stack) - 1)
+    assert "cmd-down" not in step_grammar(top)  # innermost: nowhere to go down
+    top.debugger.select_frame(0)
+    assert "cmd-up" not in step_grammar(top)
+    assert len(step_grammar(recursion_session)) < 20_000  # a 1000-frame stack stays small
+
+
+def test_number_range_accepts_exactly_the_range():
+    import re
+
+    for lo, hi in [(1, 1), (0, 9), (1, 357), (0, 999), (5, 1203), (10, 10)]:
+        gbnf = number_range(lo, hi)
+        pattern = gbnf.replace('"', "").replace(" ", "")
+        regex = re.compile(pattern)
+        accepted = {n for n in range(0, hi + 300) if regex.fullmatch(str(n))}
+        assert accepted == set(range(lo, hi + 1)), (lo, hi)
+
+
+def test_answer_quotes_only_shown_lines(tiny_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    shown = ['app.py:3| return total / count', 'app.py:2| count = len([x for x in xs if x > "0"])', "app.py:7| s = '\\\\'"]
+    with Engine(tiny_model, threads=free_cores(), n_ctx=2048) as engine:
+        engine.start()
+        for seed in range(3):
+            done = engine.complete([{"role": "user", "content": "Answer in JSON."}], grammar=answer_grammar(shown),
+                                   max_tokens=900, temperature=1.0, seed=seed, deadline=time.monotonic() + 120)
+            if done.finish_reason != "stop":
+                continue  # a long fix can be cut by max_tokens; the investigator then has no answer
+            answer = json.loads(done.text)
+            assert answer["first_line"] in shown and answer["last_line"] in shown
+            assert answer["fix"] is None or isinstance(answer["fix"], str)
+
+
+@pytest.mark.parametrize("name", ["where", "up", "print", "list", "done", "exception"])
+def test_every_model_command_comes_from_the_table(name):
+    assert COMMANDS_BY_NAME[name].for_model

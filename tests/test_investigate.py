@@ -1,0 +1,230 @@
+"""The investigation loop. Loop logic uses a scripted stand-in model (named as such); the end
+to end tests use the real tiny model in a real crashing subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import signal
+import subprocess
+import sys
+import time
+from io import StringIO
+
+import pytest
+from rich.console import Console
+
+from autodbg.debugger.commands import Session
+from autodbg.debugger.core import PostMortem
+from autodbg.evidence import build_dossier
+from autodbg.investigate import Budget, investigate
+from autodbg.llm.engine import Completion
+from autodbg.report import SummaryView
+from conftest import clean_env
+
+PROGRAM = '''\
+def mean(values):
+    total = sum(values)
+    return total / len(values)
+
+
+def load_scores(text):
+    scores = [int(x) for x in text.split(",") if x.strip()]
+    return scores[1:]
+
+
+def main():
+    print(mean(load_scores("42")))
+
+
+main()
+'''
+BUGGY = 'app.py:8| return scores[1:]'
+CRASH = 'app.py:3| return total / len(values)'
+
+
+class ScriptedStandInModel:
+    """Not a model: replays fixed replies, recording what it was asked (for loop-logic tests)."""
+
+    def __init__(self, replies: list[str], tokens_per_reply: int = 10) -> None:
+        self.replies = list(replies)
+        self.tokens = tokens_per_reply
+        self.calls: list[dict] = []
+
+    def complete(self, messages, *, grammar, max_tokens, deadline, cache_prefix_messages=0, seed=0, on_token=None):
+        self.calls.append({"messages": [dict(m) for m in messages], "grammar": grammar, "max_tokens": max_tokens})
+        text = self.replies.pop(0)
+        return Completion(text, "stop", 100, 10, 90, self.tokens, False, 0, 0.01)
+
+
+def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):
+    return json.dumps({"root_cause": root_cause, "first_line": first, "last_line": last, "fix": fix})
+
+
+@pytest.fixture
+def crash(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app.py").write_text(PROGRAM)
+    try:
+        runpy.run_path(str(tmp_path / "app.py"), run_name="__main__")
+    except ZeroDivisionError as exc:
+        session = Session(PostMortem(exc))
+        return session, build_dossier(session)
+    pytest.fail("the program did not crash")
+
+
+def later(seconds=60):
+    return Budget(deadline=time.monotonic() + seconds)
+
+
+def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: where do values come from\nCommand: up",
+                                  "Thought: look at it\nCommand: source load_scores",
+                                  "Thought: found it\nCommand: done", answer()])
+    found = investigate(session, dossier, model, later())
+    assert [t["command"] for t in found.transcript] == ["up", "source load_scores", "done"]
+    assert all(t["valid"] for t in found.transcript)
+    assert found.stopped_by == "done"
+    d = found.diagnosis
+    assert (d["display_file"], d["line"], d["line_end"]) == ("app.py", 8, 8)
+    assert d["fix"]["problem"] is None and "-    return scores[1:]" in d["fix"]["diff"] and "+    return scores" in d["fix"]["diff"]
+    # The step grammar was rebuilt after `up` (the caller's names), the answer used the answer grammar.
+    assert '"load_scores"' in model.calls[1]["grammar"] and model.calls[0]["grammar"] != model.calls[1]["grammar"]
+    assert model.calls[-1]["grammar"].startswith('root ::= "{\\"root_cause')
+
+
+def test_scripted_turn_budget(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: a\nCommand: where"] * 3 + [answer()])
+    budget = later()
+    budget.max_turns = 3
+    found = investigate(session, dossier, model, budget)
+    assert found.stopped_by == "turns" and len(found.transcript) == 3
+    assert "you ran this command before" in found.transcript[1]["output"]
+    assert found.diagnosis is not None
+
+
+def test_scripted_time_budget_goes_straight_to_the_answer(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel([answer()])
+    found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 1))
+    assert found.stopped_by == "time" and found.transcript == []
+    assert found.diagnosis["line"] == 8
+
+
+def test_scripted_token_budget(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: a\nCommand: where", answer()], tokens_per_reply=50)
+    budget = later()
+    budget.max_generated = 40
+    found = investigate(session, dossier, model, budget)
+    assert found.stopped_by == "tokens" and len(found.transcript) == 1
+
+
+def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
+    session, dossier = crash
+    broken = "    return scores[1:"  # does not compile
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix=broken), answer(fix=broken)])
+    found = investigate(session, dossier, model, later())
+    retry_prompt = model.calls[-1]["messages"][-1]["content"]
+    assert "does not compile" in retry_prompt
+    assert "does not compile" in found.diagnosis["fix"]["problem"]
+    text = render_summary(found, dossier)
+    assert "No checked fix" in text and "does not compile" in text
+    assert "+    return scores[1:" not in text
+
+
+def test_scripted_invalid_fix_then_a_good_one(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix="    return scores[1:"), answer()])
+    found = investigate(session, dossier, model, later())
+    assert found.diagnosis["fix"]["problem"] is None
+    assert "Suggested fix" in render_summary(found, dossier)
+
+
+def test_scripted_unknown_location_gives_no_diagnosis(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(first="app.py:99| nothing")])
+    assert investigate(session, dossier, model, later()).diagnosis is None
+
+
+def test_scripted_unparsable_command_is_recorded_invalid(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: launch rockets", "Thought: y\nCommand: done", answer()])
+    found = investigate(session, dossier, model, later())
+    assert found.transcript[0]["valid"] is False and found.transcript[0]["output"].startswith("error:")
+
+
+def render_summary(found, dossier) -> str:
+    result = {"dossier": dossier, "transcript": found.transcript, "diagnosis": found.diagnosis,
+              "model": {"id": "scripted"}, "timings": {"total": 1.0}}
+    out = StringIO()
+    Console(file=out, width=100, color_system=None, force_terminal=False).print(SummaryView(result))
+    return out.getvalue()
+
+
+# --- the real thing -------------------------------------------------------------------------------
+
+def run_crash(tmp_path, **env):
+    (tmp_path / "app.py").write_text(PROGRAM)
+    full_env = clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), **env)
+    return subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=full_env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_real_tiny_model_end_to_end(tmp_path):
+    plain = run_crash(tmp_path, AUTODBG="0")
+    report = tmp_path / "report.json"
+    run = run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(report))
+    assert run.returncode == plain.returncode == 1
+    assert run.stderr.startswith(plain.stderr)  # the user's traceback first, unchanged
+    assert "autodbg · evidence" in run.stderr
+    result = json.loads(report.read_text())
+    assert result["model"]["id"] == "smollm2-135m" and result["model"]["sha256"]
+    assert result["transcript"], result["fallback_reason"]
+    assert all(t["valid"] for t in result["transcript"])
+    for turn in result["transcript"]:
+        assert set(turn) == {"thought", "command", "valid", "output", "tokens", "seconds"}
+    timings = result["timings"]
+    assert {"worker_start", "evidence", "model_load", "turns", "total"} <= set(timings)
+    assert result["tokens"]["generated"] > 0 and result["tokens"]["prompt_tokens_reused"] > 0
+    if result["diagnosis"] is not None:
+        d = result["diagnosis"]
+        assert d["file"].endswith("app.py") and 1 <= d["line"] <= d["line_end"] <= PROGRAM.count("\n")
+        assert f"autodbg · ZeroDivisionError" in run.stderr
+    else:
+        assert "autodbg: evidence only" in run.stderr
+    # A second crash loads the system prompt's state from disk.
+    again = tmp_path / "again.json"
+    run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(again))
+    assert json.loads(again.read_text())["tokens"]["system_prompt_from_disk"] is True
+
+
+def test_ctrl_c_during_the_investigation_keeps_the_exit_status(tmp_path):
+    (tmp_path / "app.py").write_text(PROGRAM)
+    env = clean_env(AUTODBG="1", AUTODBG_MODEL="smollm2-135m", XDG_CACHE_HOME=str(tmp_path / "cache"),
+                    AUTODBG_REPORT=str(tmp_path / "r.json"))
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    while "autodbg · evidence" not in seen:
+        line = proc.stderr.readline()
+        assert line, seen
+        seen += line
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1
+    assert "ZeroDivisionError: division by zero" in seen
+    assert "autodbg: evidence only (interrupted)" in rest
+    assert "KeyboardInterrupt" not in rest
+    assert json.loads((tmp_path / "r.json").read_text())["fallback_reason"] == "interrupted"
+
+
+def test_worker_death_falls_back_to_evidence(tmp_path):
+    bogus = tmp_path / "broken.gguf"
+    bogus.write_bytes(b"GGUF" + os.urandom(256))
+    run = run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL=str(bogus), AUTODBG_REPORT=str(tmp_path / "r.json"))
+    assert run.returncode == 1
+    assert "autodbg: evidence only (model failed to load" in run.stderr
+    assert "Traceback" not in run.stderr.split("autodbg · evidence")[1]
