@@ -40,6 +40,8 @@ def register(sub) -> None:
     p.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="write every record and the totals here")
     p.add_argument("--filter", metavar="GLOB", help="only cases whose name or path matches")
     p.add_argument("--timeout", type=float, default=60.0, help="autodbg's time budget per crash (AUTODBG_TIMEOUT)")
+    p.add_argument("--turns", type=int, default=None,
+                   help="debugger commands the model may run (AUTODBG_TURNS); 0 is the one-shot baseline")
     p.add_argument("--verify", action="store_true",
                    help="instead of scoring autodbg, check that every case crashes, and that its fix passes its test")
     p.set_defaults(func=bench_command)
@@ -59,11 +61,13 @@ def bench_command(args) -> int:
     cases = corpus.find_cases(args.corpus, args.filter)
     if not cases:
         raise AutodbgError("no cases found (a case is a folder holding truth.json)")
-    records = run_bench(cases, model=args.model, repeat=args.repeat, jobs=args.jobs, timeout=args.timeout)
+    records = run_bench(cases, model=args.model, repeat=args.repeat, jobs=args.jobs, timeout=args.timeout,
+                        turns=args.turns)
     totals = summarize(records)
     print_results(records, totals, args.model)
     if args.json_out:
-        args.json_out.write_text(json.dumps({"machine": machine(), "model": args.model, "records": records,
+        args.json_out.write_text(json.dumps({"machine": machine(), "model": args.model, "turns": args.turns,
+                                             "records": records,
                                              "totals": totals}, indent=2))
     return 0
 
@@ -74,13 +78,13 @@ def check_hook_installed() -> None:
         raise AutodbgError(f"autodbg's hook is not installed in {sys.prefix}; install autodbg there (./install.sh) first")
 
 
-def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float) -> list[dict]:
+def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float, turns: int | None = None) -> list[dict]:
     from rich.progress import Progress
 
     work = [case for case in cases for _ in range(repeat)]
     with Progress(transient=True) as bar, ThreadPoolExecutor(jobs) as pool:
         task = bar.add_task("cases", total=len(work))
-        futures = [pool.submit(run_case, case, model=model, timeout=timeout) for case in work]
+        futures = [pool.submit(run_case, case, model=model, timeout=timeout, turns=turns) for case in work]
         records = []
         for future in futures:
             records.append(future.result())
@@ -88,16 +92,18 @@ def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float) -> l
     return records
 
 
-def case_env(model: str, report: Path, timeout: float) -> dict[str, str]:
+def case_env(model: str, report: Path, timeout: float, turns: int | None = None) -> dict[str, str]:
     # The case is a program of its own: none of our settings, nor a test runner's marker, apply to it.
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODBG") and k != "PYTEST_CURRENT_TEST"}
     env.update(AUTODBG="1", AUTODBG_MODEL=model, AUTODBG_REPORT=str(report), AUTODBG_TIMEOUT=str(timeout),
                AUTODBG_DOWNLOAD="0", NO_COLOR="1", COLUMNS="100")
+    if turns is not None:
+        env["AUTODBG_TURNS"] = str(turns)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     return env
 
 
-def run_case(case, *, model: str, timeout: float) -> dict:
+def run_case(case, *, model: str, timeout: float, turns: int | None = None) -> dict:
     from autodbg import corpus
 
     record = {"case": case.rel, "corpus": case.corpus, "exception": case.exception, "crash_kind": case.crash_kind,
@@ -105,7 +111,7 @@ def run_case(case, *, model: str, timeout: float) -> dict:
               "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
-        run = corpus.run_crash(work, case_env(model, report_path, timeout), case_timeout(timeout))
+        run = corpus.run_crash(work, case_env(model, report_path, timeout, turns), case_timeout(timeout))
         if run.timed_out:
             record["status"] = "timeout"
             return record

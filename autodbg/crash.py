@@ -117,7 +117,7 @@ def run_investigation(engine, session: Session, result: dict, settings: Settings
         with progress(console, settings.verbose) as on_step:
             info = engine.wait_loaded(started + settings.timeout)
             result["timings"]["model_load"] = info["load_seconds"]
-            found = investigate(session, result["dossier"], engine, Budget(deadline=started + settings.timeout), on_step)
+            found = investigate(session, result["dossier"], engine, Budget(deadline=started + settings.timeout, max_turns=settings.turns), on_step)
         result.update(transcript=found.transcript, diagnosis=found.diagnosis, tokens=found.tokens)
         result["timings"]["turns"] = found.timings
         result["stopped_by"] = found.stopped_by

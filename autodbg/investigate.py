@@ -16,9 +16,9 @@ from typing import Callable
 from autodbg.debugger.commands import COMMANDS, Session, help_text
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.fixcheck import check_fix
+from autodbg.settings import DEFAULT_TURNS
 from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, answer_max_chars, step_grammar
 
-MAX_TURNS = 6
 MAX_GENERATED_TOKENS = 1500
 ANSWER_RESERVE = 12.0  # seconds kept back for the final answer
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
@@ -43,7 +43,7 @@ from the source you were shown, as FILE:N| code), and fix (the new text for thos
 @dataclass
 class Budget:
     deadline: float
-    max_turns: int = MAX_TURNS
+    max_turns: int = DEFAULT_TURNS
     max_generated: int = MAX_GENERATED_TOKENS
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from autodbg.errors import AutodbgError
 
 DEFAULT_TIMEOUT = 60.0  # seconds for the whole investigation on a 2-core laptop
+DEFAULT_TURNS = 6  # debugger commands the model may run before answering
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class Settings:
     verbose: bool  # AUTODBG_VERBOSE=1: print the whole transcript
     threads: int | None  # AUTODBG_THREADS: ggml threads; None = the cores that are free
     download: bool  # AUTODBG_DOWNLOAD=0 forbids downloading a model at crash time
+    turns: int  # AUTODBG_TURNS: debugger commands before the answer; 0 answers from the evidence alone
 
 
 def load_settings(environ=os.environ) -> Settings:
@@ -28,10 +30,11 @@ def load_settings(environ=os.environ) -> Settings:
         verbose=environ.get("AUTODBG_VERBOSE", "0") not in ("", "0"),
         threads=_number(environ, "AUTODBG_THREADS", None, int),
         download=environ.get("AUTODBG_DOWNLOAD", "1") != "0",
+        turns=_number(environ, "AUTODBG_TURNS", DEFAULT_TURNS, int, allow_zero=True),
     )
 
 
-def _number(environ, name: str, default, kind):
+def _number(environ, name: str, default, kind, allow_zero: bool = False):
     text = environ.get(name)
     if not text:
         return default
@@ -39,6 +42,6 @@ def _number(environ, name: str, default, kind):
         value = kind(text)
     except ValueError:
         raise AutodbgError(f"{name}={text!r} is not a number") from None
-    if value <= 0:
-        raise AutodbgError(f"{name} must be positive, not {text}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise AutodbgError(f"{name} must be {'at least 0' if allow_zero else 'positive'}, not {text}")
     return value
