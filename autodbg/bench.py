@@ -146,7 +146,10 @@ def fix_passes(case, diagnosis: dict) -> bool:
     with corpus.scratch_copy(case) as fixed:
         if not (fixed / diagnosis["file"]).is_file():
             return False
-        corpus.apply_fix(fixed, diagnosis["file"], diagnosis["line"], diagnosis["line_end"], diagnosis["fix"])
+        try:
+            corpus.apply_fix(fixed, diagnosis["file"], diagnosis["line"], diagnosis["line_end"], diagnosis["fix"])
+        except AutodbgError:  # lines outside the file: a wrong diagnosis is a miss
+            return False
         env = {**os.environ, "AUTODBG": "0", "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
         return corpus.run_test(fixed, timeout=TEST_TIMEOUT, env=env)
 

@@ -1,0 +1,2 @@
+cd "$(dirname "$0")"
+timeout -s INT 2 python3 fetch_prices.py
