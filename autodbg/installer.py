@@ -104,13 +104,14 @@ def uninstall(args) -> int:
     if not did:
         print(f"autodbg: the crash hook was not enabled in {venv.prefix}; nothing to do")
     if venv.pth.is_file():
-        print(f"autodbg: the package stays installed; remove it with `{venv.python} -m pip uninstall autodbg`")
+        print(f"autodbg: the package stays installed; "
+              f"remove it with `{venv.python} -m pip uninstall autodbg`")
     return 0
 
 
 def status(args) -> int:
     venv = find_venv(args.venv)
-    rows = [("venv", str(venv.prefix), venv.python)]
+    rows = []
     if not venv.pth.is_file():
         rows.append(("installed", "no", f"no {venv.pth}"))
     else:
@@ -119,9 +120,11 @@ def status(args) -> int:
     if _is_ours(venv.sitecustomize):
         rows.append(("sitecustomize", "yes", str(venv.sitecustomize)))
     rows.append(_model_row())
-    width = max(len(what) for what, _, _ in rows)
+    print(f"autodbg in {venv.prefix} ({venv.python})")
+    what_width = max(len(what) for what, _, _ in rows)
+    state_width = max(len(state) for _, state, _ in rows)
     for what, state, why in rows:
-        print(f"{what:<{width}}  {state}" + (f"  ({why})" if why else ""))
+        print(f"  {what:<{what_width}}  {state:<{state_width}}  {why}")
     return 0
 
 
@@ -132,14 +135,15 @@ def find_venv(path: Path | None) -> Venv:
             raise AutodbgError("no virtual environment is active: activate one or pass --venv PATH "
                                "(autodbg does not change a system Python)")
         return Venv(sys.executable, Path(sys.prefix), Path(sysconfig.get_path("purelib")))
-    python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    python = path / "bin" / "python"
     if not python.exists():
         raise AutodbgError(f"{path} is not a virtual environment: there is no {python}")
     prefix, base_prefix, purelib = json.loads(_ask(
         str(python), "import json, sys, sysconfig; "
                      "print(json.dumps([sys.prefix, sys.base_prefix, sysconfig.get_path('purelib')]))"))
     if prefix == base_prefix:
-        raise AutodbgError(f"{path} is not a virtual environment (autodbg does not change a system Python)")
+        raise AutodbgError(f"{path} is not a virtual environment "
+                           "(autodbg does not change a system Python)")
     return Venv(str(python), Path(prefix), Path(purelib))
 
 
@@ -177,7 +181,7 @@ def _install_sitecustomize(venv: Venv) -> None:
         _remove(target)
         if kept.exists():
             os.replace(kept, target)
-        raise AutodbgError(f"{found} comes first on sys.path and hides {target}, "
+        raise AutodbgError(f"Python there imports {found or 'no sitecustomize'} instead of {target}, "
                            "so --sitecustomize cannot work in this venv (the .pth hook still does)")
     print(f"autodbg: wrote {target}")
 
@@ -209,7 +213,7 @@ def _model_row() -> tuple[str, str, str]:
     from autodbg.llm.registry import resolve_model
 
     setting = os.environ.get("AUTODBG_MODEL")
-    source = f"AUTODBG_MODEL={setting}" if setting else "the default; AUTODBG_MODEL chooses another"
+    source = f"AUTODBG_MODEL={setting}" if setting else "the default (AUTODBG_MODEL chooses another)"
     try:
         model = resolve_model(setting)
     except AutodbgError as exc:

@@ -52,8 +52,8 @@ def main() -> None:
         (tmp / "sitecustomize.py").write_text((REPO / "autodbg" / "_hook" / "autodbg.pth").read_text())
         script = tmp / "crash.py"
         script.write_text(CRASH)
-        env = {**os.environ, "AUTODBG": "1", "AUTODBG_MODEL": "none", "NO_COLOR": "1",
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp), str(REPO), os.environ.get("PYTHONPATH")]))}
+        path = os.pathsep.join(filter(None, [str(tmp), str(REPO), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "AUTODBG": "1", "AUTODBG_MODEL": "none", "NO_COLOR": "1", "PYTHONPATH": path}
         one_crash(script, env)  # warm up: .pyc files, page cache
         samples = [one_crash(script, env) for _ in range(runs)]
     print(f"crash with AUTODBG_MODEL=none, {runs} runs; ms after the exception was raised:")

@@ -35,20 +35,26 @@ class TimeLimit(BaseException):
 
 # --- secrets ---------------------------------------------------------------------------------
 
-_SECRET_WORD = re.compile(
-    r"(pass(word|wd|phrase)?|pwd|secret|token|auth(orization)?|cookie|credentials?|"
-    r"api_?key|private_?key|secret_?key|access_?key|signing_?key|session_?(id|key)|bearer)",
-    re.IGNORECASE,
-)
+_SECRET_PARTS = {"password", "passwd", "passphrase", "pwd", "secret", "token", "auth", "authorization",
+                 "cookie", "cookies", "credential", "credentials", "apikey", "bearer", "sessionid"}
+_KEY_OWNERS = {"api", "private", "secret", "access", "signing", "encryption", "session", "master"}
+_NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 REDACTED = "<redacted>"
 
 
 def is_secret_name(name: str) -> bool:
-    """Whether a variable, attribute or key name looks like it holds a secret.
+    """Whether a variable, attribute or key name looks like it holds a secret, judged by its
+    words (`api_token`, `dbPassword`, `private_key`), so `tokens` or `author` are not.
 
-    A bare `key` is not treated as secret: dict keys are the core evidence of a KeyError.
+    A bare `key` is not secret: dict keys are the core evidence of a KeyError.
     """
-    return bool(_SECRET_WORD.search(name))
+    parts = [p.lower() for p in _NAME_PART.findall(name)]
+    for i, part in enumerate(parts):
+        if part in _SECRET_PARTS:
+            return True
+        if part == "key" and i > 0 and parts[i - 1] in _KEY_OWNERS:
+            return True
+    return "".join(parts) in _SECRET_PARTS
 
 
 class Redactor:
@@ -57,28 +63,37 @@ class Redactor:
     def __init__(self) -> None:
         self.values: set[str] = set()
 
-    def learn(self, name: str, value: object) -> None:
+    def learn(self, name: str, value: object, depth: int = 3) -> None:
+        """Remember VALUE if NAME looks secret; look inside containers and objects, bounded."""
         if is_secret_name(name) and isinstance(value, (str, bytes)) and len(value) >= 4:
             self.values.add(value if isinstance(value, str) else value.decode("utf-8", "replace"))
+        if depth > 0 and not isinstance(value, (str, bytes, types.ModuleType, type)):
+            for attr, inner in _plain_attributes(value):
+                self.learn(attr, inner, depth - 1)
 
     def learn_frame(self, frame: types.FrameType) -> None:
         for name, value in _frame_locals(frame).items():
             self.learn(name, value)
-            for attr, inner in _plain_attributes(value):
-                self.learn(attr, inner)
+        if frame.f_globals is not frame.f_locals:
+            for name, value in list(frame.f_globals.items())[:500]:
+                if is_secret_name(name):
+                    self.learn(name, value)
 
     def scrub(self, text: str) -> str:
         for secret in sorted(self.values, key=len, reverse=True):
             text = text.replace(secret, REDACTED)
-        return _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
+        return _SECRET_ASSIGNMENT.sub(_scrub_assignment, text)
 
 
-# `api_token='abc'` / `"password": "abc"` inside a repr someone else wrote.
+# `api_token='abc'`, `token: str = "abc"`, `"password": "abc"` in a repr or source someone else wrote.
 _SECRET_ASSIGNMENT = re.compile(
-    r"""((?:['"]?)[\w-]*(?:""" + _SECRET_WORD.pattern + r""")[\w-]*['"]?\s*[=:]\s*)"""
-    r"""('[^']*'|"[^"]*"|[^\s,)}\]]+)""",
-    re.IGNORECASE,
+    r"""(['"]?([A-Za-z_][\w-]*)['"]?\s*(?::\s*[A-Za-z_][\w.\[\], |]*?\s*(?==))?[=:]\s*)"""
+    r"""('[^']*'|"[^"]*"|[^\s,)}\]]+)"""
 )
+
+
+def _scrub_assignment(m: re.Match) -> str:
+    return m.group(1) + REDACTED if is_secret_name(m.group(2)) else m.group(0)
 
 
 def _frame_locals(frame: types.FrameType) -> dict:
@@ -93,6 +108,8 @@ def _plain_attributes(value: object):
     try:
         if isinstance(value, dict):
             items = [(k, v) for k, v in list(value.items())[:200] if isinstance(k, str)]
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            items = [("", v) for v in list(value)[:200]]
         else:
             d = object.__getattribute__(value, "__dict__")
             items = list(d.items())[:200] if isinstance(d, dict) else []
@@ -111,14 +128,19 @@ def time_limit(seconds: float):
         yield
         return
 
+    active = True
+
     def on_alarm(signum, frame):
-        raise TimeLimit
+        if active:
+            raise TimeLimit
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Re-fires every 50 ms: user code with a bare `except:` swallows one TimeLimit, not all of them.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield
     finally:
+        active = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
@@ -138,7 +160,11 @@ def cut(text: str, limit: int = MAX_REPR) -> str:
 
 def safe_repr(value: object, limit: int = MAX_REPR) -> str:
     """A bounded repr that never raises and never hangs."""
-    return cut(_repr(value, MAX_DEPTH), limit)
+    text = _repr(value, MAX_DEPTH)
+    return text if len(text) <= limit + _MARKER_ROOM else cut(text, limit)
+
+
+_MARKER_ROOM = 40  # inner reprs add their own "...[N long]" marker past the limit
 
 
 _SIMPLE = (int, float, complex, bool, type(None), range, type, types.BuiltinFunctionType)
@@ -332,7 +358,10 @@ class Evaluator:
 
     def _Subscript(self, node, scope):
         value = self._eval(node.value, scope)
-        return value[self._eval(node.slice, scope)]
+        key = self._eval(node.slice, scope)
+        if isinstance(value, dict) and key not in value:
+            raise KeyError(key)  # a defaultdict would insert the key: reading must not write
+        return value[key]
 
     def _Slice(self, node, scope):
         part = lambda n: None if n is None else self._eval(n, scope)  # noqa: E731
@@ -403,14 +432,7 @@ class Evaluator:
             if kw.arg is None:
                 raise Refused("** unpacking is not allowed")
             kwargs[kw.arg] = self._eval(kw.value, scope)
-        if func in (getattr, hasattr):
-            if len(args) < 2 or not isinstance(args[1], str):
-                raise Refused(f"{func.__name__} needs a constant attribute name")
-            check_attribute_name(args[1])
-        if func is type and len(args) != 1:
-            raise Refused("type() takes one argument here")
-        for value in args:
-            _check_iterable_size(value)
+        _check_call(func, args, kwargs)
         return bounded(func(*args, **kwargs))
 
     def _callable(self, node: ast.AST, scope: dict):
@@ -497,14 +519,36 @@ def _check_iterable(value) -> None:
         raise Refused(f"{type(value).__name__} of {len(value)} items is too large to walk")
 
 
-def _check_iterable_size(value) -> None:
-    if isinstance(value, (types.GeneratorType, type(iter([])), type(iter(())))):
-        raise Refused("consuming an iterator or generator is not allowed (it would change the program's state)")
-    if isinstance(value, _ITERABLE_TYPES) and len(value) > MAX_SIZE:
-        raise Refused(f"{type(value).__name__} of {len(value)} items is too large")
+# Built-ins and methods that walk their arguments: they get only containers we know.
+_CONSUMING = {"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all",
+              "enumerate", "zip", "reversed", "join", "union", "intersection", "difference",
+              "symmetric_difference", "issubset", "issuperset", "isdisjoint"}
+_WIDTH_METHODS = {"center", "ljust", "rjust", "zfill", "expandtabs"}
+
+
+def _check_call(func, args: list, kwargs: dict) -> None:
+    name = getattr(func, "__name__", "")
+    for i, value in enumerate([*args, *kwargs.values()]):
+        type_check = name in ("isinstance", "issubclass") and i == 1
+        if callable(value) and not type_check:
+            raise Refused(f"passing a callable to {name}() is not allowed (it would run code)")
+        if name in _CONSUMING and not isinstance(value, (int, float, complex, bool, type(None))):
+            _check_iterable(value)
+        if name in _WIDTH_METHODS and isinstance(value, int) and value > MAX_SIZE:
+            raise Refused("result too large")
+    if name in ("getattr", "hasattr"):
+        if len(args) < 2 or not isinstance(args[1], str):
+            raise Refused(f"{name} needs a constant attribute name")
+        check_attribute_name(args[1])
+    if name in ("type", "vars") and len(args) != 1:
+        raise Refused(f"{name}() takes one argument here")
+    if name == "sum" and len(args) > 1 and not isinstance(args[1], (int, float, complex)):
+        raise Refused("sum() adds numbers only here")
 
 
 def _check_size_of_op(op: type, left, right) -> None:
+    if op is ast.Mod and isinstance(left, (str, bytes)):
+        raise Refused("%-formatting is not allowed (widths can allocate without bound)")
     if op is ast.Pow and isinstance(right, int) and abs(right) > 10_000:
         raise Refused("exponent too large")
     if op is ast.LShift and isinstance(right, int) and right > 100_000:

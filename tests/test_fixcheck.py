@@ -1,0 +1,139 @@
+"""check_fix applies a proposed fix to an in-memory copy of the named lines, re-indents it,
+compiles the result, and never touches the file."""
+
+from __future__ import annotations
+
+import pytest
+
+from autodbg.fixcheck import check_fix, reindent
+
+SOURCE = """\
+def mean(values):
+    total = sum(values)
+    count = len(values)
+    return total / count
+
+
+class Stats:
+    def spread(self, values):
+        if values:
+            low = min(values)
+            high = max(values)
+            return high - low
+
+        return None
+"""
+
+
+@pytest.fixture
+def target(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "stats.py"
+    path.write_bytes(SOURCE.encode())
+    yield path
+    assert path.read_bytes() == SOURCE.encode(), "check_fix modified the file on disk"
+
+
+def test_applies_to_the_named_line_with_its_indentation(target):
+    fix = check_fix(str(target), 4, 4, "return total / count if count else 0.0")
+    assert (fix.applies, fix.compiles, fix.problem) == (True, True, None)
+    assert fix.replacement == "    return total / count if count else 0.0\n"
+    assert fix.diff == (
+        "--- a/stats.py\n+++ b/stats.py\n@@ -1,7 +1,7 @@\n"
+        " def mean(values):\n     total = sum(values)\n     count = len(values)\n"
+        "-    return total / count\n+    return total / count if count else 0.0\n"
+        " \n \n class Stats:\n"
+    )
+
+
+def test_reindents_an_unindented_block_keeping_relative_indents(target):
+    fix = check_fix(str(target), 9, 12, "if values:\n    low, high = min(values), max(values)\n    return high - low")
+    assert (fix.applies, fix.compiles, fix.problem) == (True, True, None)
+    assert fix.replacement == ("        if values:\n"
+                               "            low, high = min(values), max(values)\n"
+                               "            return high - low\n")
+    new = SOURCE.splitlines(keepends=True)
+    new[8:12] = fix.replacement.splitlines(keepends=True)
+    assert "".join(new).endswith("            return high - low\n\n        return None\n")
+    compile("".join(new), "stats.py", "exec")
+
+
+def test_reindents_an_over_indented_replacement(target):
+    fix = check_fix(str(target), 2, 3, "            total = sum(values)\n            count = len(values) or 1\n")
+    assert fix.replacement == "    total = sum(values)\n    count = len(values) or 1\n"
+    assert fix.compiles and fix.problem is None
+
+
+def test_multi_line_range_is_replaced_whole(target):
+    fix = check_fix(str(target), 2, 4, "return sum(values) / max(len(values), 1)")
+    assert fix.applies and fix.compiles and fix.problem is None
+    assert fix.diff.count("\n-") == 3 and fix.diff.count("\n+") == 2  # 3 lines out; `+++` and 1 line in
+    assert "-    total = sum(values)\n-    count = len(values)\n-    return total / count\n" \
+           "+    return sum(values) / max(len(values), 1)\n" in fix.diff
+
+
+def test_replacement_that_does_not_compile(target):
+    fix = check_fix(str(target), 4, 4, "return (total / count")
+    assert fix.applies is True and fix.compiles is False
+    assert fix.problem.startswith("the patched file does not compile: ")
+    assert "\n" not in fix.problem and "(line 4)" in fix.problem
+    assert "+    return (total / count" in fix.diff
+
+
+def test_replacement_with_broken_indentation_does_not_compile(target):
+    fix = check_fix(str(target), 10, 10, "low = min(values)\n  high = max(values)")
+    assert fix.applies and not fix.compiles
+    assert "\n" not in fix.problem
+
+
+@pytest.mark.parametrize("first, last", [(0, 1), (15, 15), (14, 20), (5, 4), (-1, 2), (100, 200)])
+def test_lines_outside_the_file_do_not_apply(target, first, last):
+    fix = check_fix(str(target), first, last, "pass")
+    assert (fix.applies, fix.compiles, fix.diff) == (False, False, "")
+    assert fix.problem == f"lines {first}-{last} are not in stats.py"
+
+
+def test_missing_file_does_not_apply(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fix = check_fix(str(tmp_path / "gone.py"), 1, 1, "pass")
+    assert not fix.applies and not fix.compiles
+    assert fix.problem.startswith("cannot read gone.py: ") and "\n" not in fix.problem
+
+
+@pytest.mark.parametrize("replacement", ["return total / count", "        return total / count\n",
+                                         "\n\nreturn total / count\n\n"])
+def test_a_fix_that_changes_nothing_says_so(target, replacement):
+    fix = check_fix(str(target), 4, 4, replacement)
+    assert fix.problem == "the fix does not change the code"
+    assert fix.diff == ""
+
+
+def test_blank_first_line_in_the_range_keeps_the_code_indented(target):
+    """Lines 13-14 are a blank line and `return None`: the replacement belongs at the indentation
+    of the code, not at the (empty) indentation of the blank line."""
+    fix = check_fix(str(target), 13, 14, "return 0")
+    assert fix.replacement == "        return 0\n", repr(fix.replacement)
+    assert fix.compiles and fix.problem is None
+
+
+def test_file_on_disk_is_never_modified(target):
+    before = target.read_bytes()
+    mtime = target.stat().st_mtime_ns
+    for args in [(4, 4, "return 0"), (2, 4, "pass"), (4, 4, "return (")]:
+        check_fix(str(target), *args)
+    assert target.read_bytes() == before
+    assert target.stat().st_mtime_ns == mtime
+    assert sorted(p.name for p in target.parent.iterdir()) == ["stats.py"]
+
+
+@pytest.mark.parametrize("text, indent, expected", [
+    ("x = 1", "    ", ["    x = 1\n"]),
+    ("if a:\n    b()\nc()", "  ", ["  if a:\n", "      b()\n", "  c()\n"]),
+    ("    if a:\n        b()", "", ["if a:\n", "    b()\n"]),
+    ("\n\nx\n\n", "\t", ["\tx\n"]),
+    ("if a:\n\n    b()", "    ", ["    if a:\n", "\n", "        b()\n"]),
+    ("", "    ", []),
+    ("\tx\n\t\ty", "", ["x\n", "    y\n"]),
+])
+def test_reindent(text, indent, expected):
+    assert reindent(text, indent) == expected

@@ -1,0 +1,263 @@
+"""Rendering of the evidence and the diagnosis summary: snapshots at a fixed width with colour
+off, and untrusted text printed literally (never as rich markup)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from autodbg.debugger.commands import Session
+from autodbg.debugger.core import PostMortem
+from autodbg.evidence import build_dossier
+from autodbg.fixcheck import check_fix
+from autodbg.investigate import source_window
+from autodbg.report import EvidenceView, SummaryView, footer, make_console
+from crashkit import crash, load_program
+
+CRASHY = '''
+def mean(values):
+    total = sum(values)
+    count = len(values)
+    return total / count
+
+
+def main():
+    scores = []
+    return mean(scores)
+
+
+def run():
+    try:
+        main()
+    except BaseException as exc:
+        return exc
+'''
+
+
+def render(renderable, width=80) -> str:
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None, force_terminal=False).print(renderable)
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+
+
+@pytest.fixture
+def crashy(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # so the program is shown as `crashy.py`
+    return load_program(tmp_path, CRASHY, "crashy")
+
+
+@pytest.fixture
+def dossier(crashy):
+    return build_dossier(Session(PostMortem(crashy.run())))
+
+
+EVIDENCE = """\
+────────────────────────────── autodbg · evidence ──────────────────────────────
+ZeroDivisionError: division by zero
+
+crashy.py:4 in mean  (crash site)
+   1 def mean(values):
+   2     total = sum(values)
+   3     count = len(values)
+❱  4     return total / count
+   5
+   6
+   7 def main():
+   8     scores = []
+   9     return mean(scores)
+  10
+  values on this line:
+    total = 0
+    count = 0
+  other locals: values = []
+
+crashy.py:9 in main  (called from here)
+   7 def main():
+   8     scores = []
+❱  9     return mean(scores)
+  10
+  11
+  values on this line:
+    scores = []
+
+crashy.py:14 in run  (called from here)
+  12 def run():
+  13     try:
+❱ 14         main()
+  15     except BaseException as exc:
+  16         return exc"""
+
+
+def test_evidence_view_snapshot(dossier):
+    assert render(EvidenceView(dossier)) == EVIDENCE
+
+
+def test_evidence_view_lists_chain_and_folded_frames(dossier):
+    dossier["chain"] = [{"index": 0, "title": "KeyError: 'port'", "relation": "cause of #1"},
+                        {"index": 1, "title": "ZeroDivisionError: division by zero", "relation": "raised"}]
+    dossier["folded_user_frames"] = 7
+    dossier["library_frames"] = 3
+    lines = render(EvidenceView(dossier)).splitlines()
+    assert lines[1:4] == ["ZeroDivisionError: division by zero",
+                          "  #0 KeyError: 'port'  (cause of #1)",
+                          "  #1 ZeroDivisionError: division by zero  (raised)"]
+    assert lines[-1] == "(7 more user frames and 3 library frames not shown)"
+
+
+def make_result(dossier, fix) -> dict:
+    path = str(Path("crashy.py").resolve())
+    return {
+        "dossier": dossier,
+        "transcript": [
+            {"thought": "look", "command": "print count", "valid": True, "output": "count = 0",
+             "tokens": 10, "seconds": 0.5},
+            {"thought": "typo", "command": "print nope", "valid": False, "output": "error: NameError",
+             "tokens": 10, "seconds": 0.5},
+            {"thought": "caller", "command": "up", "valid": True,
+             "output": "frame 1: crashy.py:9 in main\n  9 -> return mean(scores)", "tokens": 10, "seconds": 0.5},
+            {"thought": "found it", "command": "done", "valid": True, "output": "", "tokens": 3, "seconds": 0.1},
+        ],
+        "diagnosis": {
+            "file": path, "display_file": "crashy.py", "line": 4, "line_end": 4,
+            "root_cause": "mean() divides by len(values), which is 0 for an empty list.",
+            "fix": fix, "source_window": source_window(path, 4, 4),
+        },
+        "model": {"id": "tiny-model"},
+        "timings": {"total": 12.34},
+    }
+
+
+SUMMARY_HEAD = """\
+╭─ autodbg · ZeroDivisionError ────────────────────────────────────────────────╮
+│ Root cause                                                                   │
+│ mean() divides by len(values), which is 0 for an empty list.                 │
+│                                                                              │
+│ Evidence                                                                     │
+│   print count  → count = 0                                                   │
+│   up  → frame 1: crashy.py:9 in main                                         │
+│                                                                              │
+│ crashy.py:4                                                                  │
+│   1 def mean(values):                                                        │
+│   2     total = sum(values)                                                  │
+│   3     count = len(values)                                                  │
+│ ❱ 4     return total / count                                                 │
+│   5                                                                          │
+│   6                                                                          │
+│   7 def main():                                                              │
+│                                                                              │
+"""
+
+SUMMARY_FOOT = """\
+│                                                                              │
+│ tiny-model · 3 commands · 12.3s · AUTODBG=0 turns autodbg off                │
+╰──────────────────────────────────────────────────────────────────────────────╯"""
+
+
+def test_summary_view_with_a_checked_fix(dossier):
+    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0").to_dict()
+    assert fix["problem"] is None
+    out = render(SummaryView(make_result(dossier, fix)))
+    assert out.startswith(SUMMARY_HEAD)
+    assert out.endswith(SUMMARY_FOOT)
+    middle = out[len(SUMMARY_HEAD):-len(SUMMARY_FOOT)].splitlines()
+    assert [l.rstrip("│").rstrip() for l in middle if l.strip("│ ")] == [
+        "│ Suggested fix (checked: applies and compiles)",
+        "│ --- a/crashy.py",
+        "│ +++ b/crashy.py",
+        "│ @@ -1,7 +1,7 @@",
+        "│  def mean(values):",
+        "│      total = sum(values)",
+        "│      count = len(values)",
+        "│ -    return total / count",
+        "│ +    return total / count if count else 0.0",
+        "│  def main():",
+    ]
+    assert "No checked fix" not in out
+
+
+def test_summary_view_with_a_verified_fix(dossier):
+    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0").to_dict()
+    fix["verified"] = True
+    out = render(SummaryView(make_result(dossier, fix)))
+    assert "│ Suggested fix (checked: applies and compiles, verified by re-running)" in out
+
+
+def test_summary_view_without_a_fix(dossier):
+    out = render(SummaryView(make_result(dossier, None)))
+    assert out == SUMMARY_HEAD + "│ No checked fix (the model gave none).                                        │\n" + SUMMARY_FOOT
+
+
+def test_summary_view_with_an_unusable_fix_says_why(dossier):
+    fix = check_fix("crashy.py", 4, 4, "return (total / count").to_dict()
+    assert fix["compiles"] is False
+    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    assert f"No checked fix ({fix['problem']})." in out
+    assert "Suggested fix" not in out and "+++ b/crashy.py" not in out
+
+
+def test_footer():
+    assert footer({"model": {"id": "m"}, "timings": {"total": 1.26},
+                   "transcript": [{"command": "where"}, {"command": "done"}]}) == \
+        "m · 1 commands · 1.3s · AUTODBG=0 turns autodbg off"
+    assert footer({}) == "? · 0 commands · 0.0s · AUTODBG=0 turns autodbg off"
+
+
+# --- markup-looking text is printed literally ----------------------------------------------------
+
+MARKUP = "[bold]x[/bold] [/x] [red]"
+
+MARKUP_PROGRAM = '''
+def explode(label):
+    note = "[bold]x[/bold] [/x] [red]"
+    raise ValueError("bad [bold]x[/bold] [/x] [red] " + label)
+'''
+
+
+@pytest.fixture
+def markup_dossier(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    module = load_program(tmp_path, MARKUP_PROGRAM, "markup_prog")
+    return build_dossier(Session(PostMortem(crash(module.explode, "[/]"))))
+
+
+def test_markup_in_exception_message_and_values_is_literal(markup_dossier):
+    out = render(EvidenceView(markup_dossier), width=200)
+    assert "ValueError: bad [bold]x[/bold] [/x] [red] [/]" in out
+    assert f"note = '{MARKUP}'" in out
+    assert "label = '[/]'" in out
+    assert "[/x]" in out.splitlines()[1]
+
+
+def test_markup_in_the_diagnosis_is_literal(markup_dossier, tmp_path):
+    path = str(tmp_path / "markup_prog.py")
+    result = {
+        "dossier": markup_dossier,
+        "transcript": [{"thought": "t", "command": 'print d["[red]"]', "valid": True,
+                        "output": "[/bold] oops [link=x]", "tokens": 1, "seconds": 0.1}],
+        "diagnosis": {"file": path, "display_file": "markup_prog.py", "line": 3, "line_end": 3,
+                      "root_cause": f"the note {MARKUP} is wrong [/]", "fix": None,
+                      "source_window": source_window(path, 3, 3)},
+        "model": {"id": "[model]"},
+        "timings": {"total": 1.0},
+    }
+    out = render(SummaryView(result), width=200)
+    assert f"the note {MARKUP} is wrong [/]" in out
+    assert 'print d["[red]"]  → [/bold] oops [link=x]' in out
+    assert "[model] · 1 commands" in out
+    fix = check_fix(path, 3, 3, 'note = "[/x] [bold]"').to_dict()
+    result["diagnosis"]["fix"] = fix
+    assert '+    note = "[/x] [bold]"' in render(SummaryView(result), width=200)
+
+
+def test_make_console_follows_no_color(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    buf = io.StringIO()
+    console = make_console(file=buf)
+    assert console.no_color
+    console.print(EvidenceView.__name__)
+    assert buf.getvalue() == "EvidenceView\n"
+    monkeypatch.delenv("NO_COLOR")
+    assert not make_console(file=io.StringIO()).no_color
