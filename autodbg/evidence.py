@@ -68,7 +68,10 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
     called = []
     if statement is not None:
         for expr in expressions_on(statement):
-            line_values.append({"expr": expr, "value": _value_text(session, entry, expr)})
+            value = _value_text(session, entry, expr)
+            if value.startswith("!NameError") or value.startswith("<module "):
+                continue  # a comprehension's own variable seen from outside, or an import: no evidence
+            line_values.append({"expr": expr, "value": value})
             shown_names.add(expr)
         if can_run_user_code():
             called = _called_functions(session, entry, statement, alive)
@@ -122,7 +125,7 @@ def _parse_line_alone(lines: list[str], lineno: int) -> ast.AST | None:
     if not 0 < lineno <= len(lines):
         return None
     text = lines[lineno - 1].strip().rstrip(":")
-    for candidate in (text, text.removeprefix("return "), text.removeprefix("assert ")):
+    for candidate in (text, text + ": pass", text.removeprefix("return "), text.removeprefix("assert ")):
         try:
             return ast.parse(candidate).body[0]
         except (SyntaxError, IndexError):
@@ -153,8 +156,13 @@ def expressions_on(statement: ast.AST) -> list[str]:
         if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            for gen in node.generators:  # only the outer iterable runs in this frame's names
+            for gen in node.generators:
                 visit(gen.iter)
+                for condition in gen.ifs:
+                    visit(condition)
+            for part in ("elt", "key", "value"):
+                if getattr(node, part, None) is not None:
+                    visit(getattr(node, part))
             return
         if isinstance(node, ast.Call):
             visit_callee(node.func)

@@ -31,9 +31,9 @@ def check_fix(filename: str, first: int, last: int, replacement: str) -> FixChec
     if not 1 <= first <= last <= len(lines):
         return FixCheck(replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}")
     original = lines[first - 1:last]
-    new_lines = reindent(replacement, _indent(original[0]))
+    new_lines = reindent(replacement, _indent(next((l for l in original if l.strip()), original[0])))
     if "".join(new_lines).strip() == "".join(original).strip():
-        return FixCheck(replacement, "", True, True, "the fix does not change the code")
+        return FixCheck("".join(new_lines), "", True, True, "the fix does not change the code")
     patched = lines[:first - 1] + new_lines + lines[last:]
     label = display_path(filename)
     diff = "".join(difflib.unified_diff(lines, patched, f"a/{label}", f"b/{label}"))
@@ -56,4 +56,4 @@ def reindent(replacement: str, indent: str) -> list[str]:
 
 
 def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
+    return line[: len(line) - len(line.lstrip(" \t"))]

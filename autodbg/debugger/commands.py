@@ -20,7 +20,7 @@ from autodbg.debugger.safe_eval import (
 MAX_LINES = 40
 MAX_CHARS = 3000
 LIST_CONTEXT = 5  # lines each side of the current line for a bare `list`
-FOLD_HEAD, FOLD_TAIL = 5, 15  # frames kept at each end of a tall stack
+FOLD_HEAD, FOLD_TAIL = 4, 12  # frames kept at each end of a tall stack: `where` fits MAX_LINES
 
 
 class CommandError(Exception):
@@ -168,8 +168,9 @@ def _source(s: "Session", name: str) -> str:
     except (TypeError, OSError) as exc:
         raise CommandError(f"no source for {name}: {cut(str(exc), 100)}") from None
     body = [line.rstrip("\r\n") for line in lines]
-    header = f"{display_path(filename)}:{start}"
-    return header + "\n" + format_source(body, 1, min(len(body), MAX_LINES), None, offset=start - 1)
+    shown = min(len(body), MAX_LINES - 2)
+    text = f"{display_path(filename)}:{start}\n" + format_source(body, 1, shown, None, offset=start - 1)
+    return text + (f"\n...[cut: {len(body) - shown} more lines]" if shown < len(body) else "")
 
 
 def _exceptions(s: "Session") -> str:
@@ -304,7 +305,8 @@ class Session:
     def visible_locals(self, entry: FrameEntry | None = None) -> dict:
         """Locals worth showing: for a module frame, its data, not its imports and definitions."""
         values = self.frame_locals(entry)
-        return {k: v for k, v in values.items() if not k.startswith("__") and not _is_definition(v)}
+        return {k: v for k, v in values.items()
+                if k.isidentifier() and not k.startswith("__") and not _is_definition(v)}
 
     def evaluate(self, expr: str, entry: FrameEntry | None = None):
         entry = entry or self.debugger.current
@@ -320,8 +322,8 @@ class Session:
 
     def show(self, label: str, value) -> str:
         """A value's repr, redacted when the name it was reached by looks secret."""
-        last = re.findall(r"[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"", label)
-        if last and is_secret_name(last[-1].strip("'\"")):
+        words = re.findall(r"[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"", label)
+        if any(is_secret_name(w.strip("'\"")) for w in words):
             return REDACTED
         return safe_repr(value)
 
@@ -333,9 +335,10 @@ class Session:
     def move(self, delta: int) -> str:
         target = self.debugger.curindex + delta
         if not 0 <= target < len(self.debugger.stack):
-            edge = "outermost" if delta < 0 else "innermost"
-            raise CommandError(f"already at the {edge} frame" if target in (-1, len(self.debugger.stack))
-                               else f"cannot move {abs(delta)} frames: frames are 0..{len(self.debugger.stack) - 1}")
+            at_edge = self.debugger.curindex == (0 if delta < 0 else len(self.debugger.stack) - 1)
+            if at_edge:
+                raise CommandError(f"already at the {'outermost' if delta < 0 else 'innermost'} frame")
+            raise CommandError(f"cannot move {abs(delta)} frames: frames are 0..{len(self.debugger.stack) - 1}")
         self.debugger.select_frame(target)
         return self.describe_frame(self.debugger.current)
 

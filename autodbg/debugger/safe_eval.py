@@ -13,6 +13,7 @@ import builtins
 import operator
 import re
 import signal
+import sys
 import threading
 import types
 from contextlib import contextmanager
@@ -129,20 +130,38 @@ def time_limit(seconds: float):
         return
 
     active = True
+    fired = 0
+
+    def at_every_line(frame, event, arg):
+        if active and event == "line":
+            raise TimeLimit
+        return at_every_line if active else None
 
     def on_alarm(signum, frame):
-        if active:
-            raise TimeLimit
+        nonlocal fired
+        if not active:
+            return
+        fired += 1
+        if fired > 1:
+            # The last one was swallowed (a bare `except:` in a retry loop): also raise at the next
+            # line run, which is inside that except block, so this time it gets out.
+            sys.settrace(at_every_line)
+            while frame is not None:
+                frame.f_trace = at_every_line
+                frame = frame.f_back
+        raise TimeLimit
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    # Re-fires every 50 ms: user code with a bare `except:` swallows one TimeLimit, not all of them.
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+    previous_trace = sys.gettrace()
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)  # and every 50 ms after, until the block ends
     try:
         yield
     finally:
         active = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if fired > 1:
+            sys.settrace(previous_trace)
 
 
 def can_run_user_code() -> bool:
@@ -314,6 +333,7 @@ class Evaluator:
     def __init__(self, local_names: dict, global_names: dict) -> None:
         self.locals = local_names
         self.globals = global_names
+        self.own_iterators: set[int] = set()  # ids of iterators this evaluation made itself
 
     def evaluate(self, text: str) -> object:
         tree = parse_expression(text)
@@ -359,8 +379,8 @@ class Evaluator:
     def _Subscript(self, node, scope):
         value = self._eval(node.value, scope)
         key = self._eval(node.slice, scope)
-        if isinstance(value, dict) and key not in value:
-            raise KeyError(key)  # a defaultdict would insert the key: reading must not write
+        if isinstance(value, dict) and hasattr(type(value), "__missing__") and key not in value:
+            raise Refused(f"reading the missing key {key!r} of a {type(value).__name__} would insert it")
         return value[key]
 
     def _Slice(self, node, scope):
@@ -432,8 +452,11 @@ class Evaluator:
             if kw.arg is None:
                 raise Refused("** unpacking is not allowed")
             kwargs[kw.arg] = self._eval(kw.value, scope)
-        _check_call(func, args, kwargs)
-        return bounded(func(*args, **kwargs))
+        _check_call(func, args, kwargs, self.own_iterators)
+        result = bounded(func(*args, **kwargs))
+        if isinstance(result, _MADE_ITERATORS):
+            self.own_iterators.add(id(result))
+        return result
 
     def _callable(self, node: ast.AST, scope: dict):
         if isinstance(node, ast.Name):
@@ -459,7 +482,8 @@ class Evaluator:
             if gen.is_async:
                 raise Refused("async comprehensions are not allowed")
             iterable = self._eval(gen.iter, inner_scope)
-            _check_iterable(iterable)
+            if id(iterable) not in self.own_iterators:
+                _check_iterable(iterable)
             for item in iterable:
                 bound = dict(inner_scope)
                 _bind(gen.target, item, bound)
@@ -513,6 +537,8 @@ _ITERABLE_TYPES = (str, bytes, bytearray, list, tuple, dict, set, frozenset, ran
 
 
 def _check_iterable(value) -> None:
+    if isinstance(value, (types.GeneratorType, *_MADE_ITERATORS, type(iter([])), type(iter(())), type(map(int, ())))):
+        raise Refused("consuming an iterator or generator is not allowed (it would change the program's state)")
     if not isinstance(value, _ITERABLE_TYPES):
         raise Refused(f"iterating over {type(value).__name__} is not allowed (it could run code or consume a generator)")
     if len(value) > MAX_SIZE:
@@ -526,13 +552,17 @@ _CONSUMING = {"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min
 _WIDTH_METHODS = {"center", "ljust", "rjust", "zfill", "expandtabs"}
 
 
-def _check_call(func, args: list, kwargs: dict) -> None:
+_MADE_ITERATORS = (enumerate, zip, reversed, type(reversed([])))
+
+
+def _check_call(func, args: list, kwargs: dict, own_iterators: set[int]) -> None:
     name = getattr(func, "__name__", "")
     for i, value in enumerate([*args, *kwargs.values()]):
         type_check = name in ("isinstance", "issubclass") and i == 1
         if callable(value) and not type_check:
             raise Refused(f"passing a callable to {name}() is not allowed (it would run code)")
-        if name in _CONSUMING and not isinstance(value, (int, float, complex, bool, type(None))):
+        if name in _CONSUMING and not isinstance(value, (int, float, complex, bool, type(None))) \
+                and id(value) not in own_iterators:
             _check_iterable(value)
         if name in _WIDTH_METHODS and isinstance(value, int) and value > MAX_SIZE:
             raise Refused("result too large")
