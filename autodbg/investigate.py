@@ -17,17 +17,20 @@ from autodbg.debugger.commands import COMMANDS, Session, help_text
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.fixcheck import check_fix
 from autodbg.settings import DEFAULT_TURNS
+from autodbg.llm.engine import EngineError
 from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, answer_max_chars, step_grammar
 
 MAX_GENERATED_TOKENS = 1500
-ANSWER_RESERVE = 12.0  # seconds kept back for the final answer
+ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
+ANSWER_RESERVE_MIN = 12.0
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
 
 SYSTEM_PROMPT = f"""You are autodbg, a debugger for a Python program that has just crashed.
 You get the crash evidence; then you run debugger commands, one per turn, to find the root cause:
 the line that must change so the program works. It is often not the line that crashed: check the
-callers and how the bad value was made. A failing assert is a correct specification: the bug is in
-the code it checks, not in the assert.
+callers and how the bad value was made: when a value is wrong, read the source of the function that
+produced it (`source NAME`) or the lines that set it (`list`). A failing assert is a correct
+specification: the bug is in the code it checks, not in the assert.
 
 Commands:
 {help_text(tuple(c for c in COMMANDS if c.for_model))}
@@ -150,21 +153,24 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
             result.tokens["system_prompt_from_disk"] = completion.system_prompt_from_disk
         return completion.text, completion.completion_tokens, round(time.monotonic() - started, 3)
 
+    reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (budget.deadline - time.monotonic()))
     seen_commands: set[str] = set()
+    shown_frames = {f["index"] for f in dossier["frames"] if not f["locals_cut"]}
     for turn in range(budget.max_turns):
-        if time.monotonic() > budget.deadline - ANSWER_RESERVE:
+        if time.monotonic() > budget.deadline - reserve:
             result.stopped_by = "time"
             break
         if result.tokens["generated"] >= budget.max_generated:
             result.stopped_by = "tokens"
             break
-        text, generated, seconds = ask(step_grammar(session), STEP_TOKENS, budget.deadline - ANSWER_RESERVE / 2)
+        grammar = step_grammar(session, exclude=known_outputs(session, seen_commands, shown_frames))
+        text, generated, seconds = ask(grammar, STEP_TOKENS, budget.deadline - reserve / 2)
         thought, command = parse_step(text)
         outcome = session.execute(command) if command else None
         output = outcome.output if outcome else "error: no command given"
-        if command in seen_commands and outcome and not outcome.ends_session:
+        if _state_key(session, command) in seen_commands and outcome and not outcome.ends_session:
             output += "\n(you ran this command before: try another one, or done)"
-        seen_commands.add(command)
+        seen_commands.add(_state_key(session, command))
         result.transcript.append({"thought": thought, "command": command, "valid": bool(outcome and outcome.valid),
                                   "output": output, "tokens": generated, "seconds": seconds})
         on_step(result.transcript[-1])
@@ -183,7 +189,12 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
     messages.append({"role": "user", "content": "Give the final answer as JSON now."})
     grammar = answer_grammar(list(shown))
     for attempt in range(2):
-        text, _, _ = ask(grammar, answer_max_chars(list(shown)), budget.deadline + ANSWER_RESERVE / 2, seed=attempt)
+        try:
+            text, _, _ = ask(grammar, answer_max_chars(list(shown)), budget.deadline, seed=attempt)
+        except EngineError:
+            if attempt == 0:
+                raise
+            break  # the retry ran out of time: the first answer's root cause still stands
         diagnosis = make_diagnosis(text, shown)
         result.diagnosis = diagnosis
         if diagnosis is None or diagnosis["fix"] is None or diagnosis["fix"]["problem"] is None:
@@ -193,6 +204,22 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
                          {"role": "user", "content": f"That fix is not usable: {diagnosis['fix']['problem']}. "
                                                      "Give the final answer as JSON again."}]
     return result
+
+
+def _state_key(session: Session, command: str) -> str:
+    """A command and where it ran: `locals` in frame 2 is not `locals` in frame 3."""
+    d = session.debugger
+    return f"{d.exception_index}/{d.curindex}/{command}"
+
+
+def known_outputs(session: Session, seen: set[str], shown_frames: set[int]) -> frozenset[str]:
+    """Commands without arguments whose output the model already has in this state."""
+    known = {c.name for c in COMMANDS if not c.args and _state_key(session, c.name) in seen}
+    d = session.debugger
+    if d.exception_index == d.top_exception and d.curindex in shown_frames:
+        known |= {"locals", "args"}  # the dossier showed them
+    known.discard("done")
+    return frozenset(known)
 
 
 def _step_text(turn: dict) -> str:

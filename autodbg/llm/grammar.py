@@ -132,8 +132,9 @@ def _defined_by_user(obj) -> bool:
 
 # --- grammars ----------------------------------------------------------------------------------
 
-def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS) -> str:
-    """Thought line, then one command valid in SESSION's current state."""
+def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exclude: frozenset[str] = frozenset()) -> str:
+    """Thought line, then one command valid in SESSION's current state (EXCLUDE: names of
+    commands not to offer now, because their output is already known)."""
     rules: dict[str, str] = {}
     names = frame_names(session)
     if names:
@@ -154,6 +155,8 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS) -> 
         rules["expr"] = f"call | ref (\" \" ({alternatives(literal(o) for o in BINOPS)}) \" \" term)?"
     command_rules = []
     for command in commands:
+        if command.name in exclude:
+            continue
         body = _command_rule(command, session, rules)
         if body is not None:
             rule = f"cmd-{command.name}"
