@@ -89,7 +89,7 @@ def explain(session: Session) -> str:
 def start_engine(settings: Settings):
     """Resolve AUTODBG_MODEL, find the file and start the worker; (None, None) for none."""
     from autodbg.llm.download import ensure_model, model_sha256
-    from autodbg.llm.engine import Engine, free_cores
+    from autodbg.llm.engine import Engine, context_size_for, free_cores
     from autodbg.llm.registry import ModelSpec, resolve_model
 
     spec = resolve_model(settings.model)
@@ -98,9 +98,8 @@ def start_engine(settings: Settings):
     interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stderr.isatty()
     path = ensure_model(spec, interactive=interactive)
     sha256 = model_sha256(spec)
-    n_ctx = MAX_CONTEXT
-    if isinstance(spec, ModelSpec):
-        n_ctx = min(n_ctx, spec.context_length)
+    trained = spec.context_length if isinstance(spec, ModelSpec) else MAX_CONTEXT
+    n_ctx = context_size_for(path.stat().st_size, trained, MAX_CONTEXT)
     engine = Engine(path, threads=settings.threads or free_cores(), n_ctx=n_ctx, state_key=sha256 or str(path))
     engine.start()
     model = {"id": spec.id if isinstance(spec, ModelSpec) else path.name, "path": str(path), "sha256": sha256}

@@ -36,7 +36,7 @@ Commands:
 {help_text(tuple(c for c in COMMANDS if c.for_model))}
 
 Each turn reply with exactly two lines:
-Thought: <one short sentence>
+Thought: <a few words: what you want to check>
 Command: <one command>
 Do not repeat evidence you already have. Use `done` as soon as you know the root cause.
 Then answer in JSON: root_cause (one or two sentences), first_line and last_line (copied exactly
@@ -57,7 +57,7 @@ class Investigation:
     tokens: dict = field(default_factory=lambda: {
         "prompt_tokens_evaluated": 0, "prompt_tokens_reused": 0, "generated": 0, "system_prompt_from_disk": None})
     timings: list[float] = field(default_factory=list)
-    stopped_by: str = ""  # done | turns | tokens | time
+    stopped_by: str = ""  # done | repeat | turns | tokens | time
 
 
 def dossier_text(dossier: dict) -> str:
@@ -143,6 +143,7 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
 
     def ask(grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> tuple[str, int, float]:
         started = time.monotonic()
+        fit_context(messages, engine, max_tokens, deadline)
         completion = engine.complete(messages, grammar=grammar, max_tokens=max_tokens, deadline=deadline,
                                      cache_prefix_messages=1, seed=seed)
         result.timings.append(round(time.monotonic() - started, 3))
@@ -166,10 +167,11 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
         grammar = step_grammar(session, exclude=known_outputs(session, seen_commands, shown_frames))
         text, generated, seconds = ask(grammar, STEP_TOKENS, budget.deadline - reserve / 2)
         thought, command = parse_step(text)
+        if _state_key(session, command) in seen_commands:
+            result.stopped_by = "repeat"  # asking again what it already saw: it has nothing new to ask
+            break
         outcome = session.execute(command) if command else None
         output = outcome.output if outcome else "error: no command given"
-        if _state_key(session, command) in seen_commands and outcome and not outcome.ends_session:
-            output += "\n(you ran this command before: try another one, or done)"
         seen_commands.add(_state_key(session, command))
         result.transcript.append({"thought": thought, "command": command, "valid": bool(outcome and outcome.valid),
                                   "output": output, "tokens": generated, "seconds": seconds})
@@ -204,6 +206,22 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
                          {"role": "user", "content": f"That fix is not usable: {diagnosis['fix']['problem']}. "
                                                      "Give the final answer as JSON again."}]
     return result
+
+
+TRIMMED = "[older output trimmed to fit the context]"
+
+
+def fit_context(messages: list[dict], engine, max_tokens: int, deadline: float) -> None:
+    """Trim the oldest command outputs (never the system prompt or the evidence) until the prompt
+    and the longest possible reply fit the model's context."""
+    limit = engine.context_size(deadline)
+    for message in messages[2:]:
+        if engine.count_tokens(messages, deadline) + max_tokens <= limit:
+            return
+        if message["role"] == "user" and message["content"].startswith("Output:") and message["content"] != TRIMMED:
+            message["content"] = TRIMMED
+    if engine.count_tokens(messages, deadline) + max_tokens > limit:
+        raise EngineError("the evidence does not fit the model's context")
 
 
 def _state_key(session: Session, command: str) -> str:

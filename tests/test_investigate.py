@@ -18,8 +18,8 @@ from rich.console import Console
 from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import build_dossier
-from autodbg.investigate import Budget, investigate
-from autodbg.llm.engine import Completion
+from autodbg.investigate import SYSTEM_PROMPT, TRIMMED, Budget, dossier_text, investigate
+from autodbg.llm.engine import Completion, EngineError
 from autodbg.report import SummaryView
 from conftest import clean_env
 
@@ -47,10 +47,17 @@ CRASH = 'app.py:3| return total / len(values)'
 class ScriptedStandInModel:
     """Not a model: replays fixed replies, recording what it was asked (for loop-logic tests)."""
 
-    def __init__(self, replies: list[str], tokens_per_reply: int = 10) -> None:
+    def __init__(self, replies: list[str], tokens_per_reply: int = 10, context: int = 100_000) -> None:
         self.replies = list(replies)
         self.tokens = tokens_per_reply
+        self.context = context
         self.calls: list[dict] = []
+
+    def context_size(self, deadline):
+        return self.context
+
+    def count_tokens(self, messages, deadline):
+        return sum(len(m["content"]) for m in messages) // 4  # a stand-in's estimate, not a tokenizer
 
     def complete(self, messages, *, grammar, max_tokens, deadline, cache_prefix_messages=0, seed=0, on_token=None):
         self.calls.append({"messages": [dict(m) for m in messages], "grammar": grammar, "max_tokens": max_tokens})
@@ -97,12 +104,21 @@ def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):
 
 def test_scripted_turn_budget(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: a\nCommand: where"] * 3 + [answer()])
+    model = ScriptedStandInModel(["Thought: a\nCommand: where", "Thought: b\nCommand: up",
+                                  "Thought: c\nCommand: list 1 3",
+                                  answer()])
     budget = later()
     budget.max_turns = 3
     found = investigate(session, dossier, model, budget)
     assert found.stopped_by == "turns" and len(found.transcript) == 3
-    assert "you ran this command before" in found.transcript[1]["output"]
+    assert found.diagnosis is not None
+
+
+def test_scripted_repeated_command_ends_the_turns(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: a\nCommand: where", "Thought: a\nCommand: where", answer()])
+    found = investigate(session, dossier, model, later())
+    assert found.stopped_by == "repeat" and [t["command"] for t in found.transcript] == ["where"]
     assert found.diagnosis is not None
 
 
@@ -142,6 +158,31 @@ def test_scripted_invalid_fix_then_a_good_one(crash):
     found = investigate(session, dossier, model, later())
     assert found.diagnosis["fix"]["problem"] is None
     assert "Suggested fix" in render_summary(found, dossier)
+
+
+def test_scripted_old_outputs_are_trimmed_to_fit_the_context(crash, tmp_path):
+    session, dossier = crash
+    replies = ["Thought: a\nCommand: list 1 15", "Thought: b\nCommand: up", "Thought: c\nCommand: list 1 10",
+               "Thought: d\nCommand: done", answer()]
+    roomy = ScriptedStandInModel(list(replies))
+    investigate(session, dossier, roomy, later())
+    needed = roomy.count_tokens(roomy.calls[-1]["messages"], None) + roomy.calls[-1]["max_tokens"]
+    session.debugger.select_frame(session.debugger.crash_index)
+    tight = ScriptedStandInModel(list(replies), context=needed - 60)  # the whole transcript no longer fits
+    found = investigate(session, dossier, tight, later())
+    last = tight.calls[-1]["messages"]
+    assert tight.count_tokens(last, None) + tight.calls[-1]["max_tokens"] <= tight.context
+    assert last[0]["content"] == SYSTEM_PROMPT and last[1]["content"].startswith(dossier_text(dossier))
+    outputs = [m["content"] for m in last[2:] if m["role"] == "user" and m["content"].startswith(("Output", "[older"))]
+    assert outputs[0] == TRIMMED and outputs[-1].startswith("Output:")  # the oldest went first
+    assert found.diagnosis is not None
+
+
+def test_scripted_evidence_too_big_for_the_context_is_a_clear_error(crash):
+    session, dossier = crash
+    model = ScriptedStandInModel(["Thought: a\nCommand: done", answer()], context=50)
+    with pytest.raises(EngineError, match="does not fit"):
+        investigate(session, dossier, model, later())
 
 
 def test_scripted_unknown_location_gives_no_diagnosis(crash):

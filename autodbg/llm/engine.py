@@ -57,6 +57,20 @@ def free_cores() -> int:
     return max(1, allowed - max(0, running))
 
 
+def context_size_for(model_size: int, trained: int, ceiling: int = 4096) -> int:
+    """Context tokens to ask for: up to CEILING (the evidence and a few turns fit; more only costs
+    time and memory), within what the model was trained on, and smaller when memory is short."""
+    n_ctx = min(ceiling, trained)
+    try:
+        with open("/proc/meminfo") as f:
+            available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError):
+        return n_ctx
+    if available < model_size + (1 << 30):  # weights plus a margin for the KV cache and Python
+        n_ctx = min(n_ctx, 2048)
+    return n_ctx
+
+
 def state_dir() -> Path:
     import platformdirs
 
@@ -139,6 +153,9 @@ class Engine:
                 fields = {k: reply[k] for k in Completion.__dataclass_fields__}
                 return Completion(**fields)
             raise EngineError(f"model error: {reply.get('error', 'unexpected reply')}")
+
+    def context_size(self, deadline: float) -> int:
+        return self.wait_loaded(deadline)["n_ctx"]
 
     def count_tokens(self, messages: list[dict], deadline: float) -> int:
         self.wait_loaded(deadline)

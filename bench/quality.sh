@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Diagnosis quality on the dev corpus: evidence only, then each bench model with the debugging
+# session and as a one-shot baseline (the same model answering from the evidence alone).
+# One configuration at a time: two model runs at once would make both numbers wrong.
+#   bench/quality.sh [OUT_DIR]      (default bench/results; models from ../shared/tools/bench-model.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-bench/results}
+mkdir -p "$out"
+models_dir=${BENCH_MODELS:-/work/bench-models}
+bash ../shared/tools/bench-model.sh "$models_dir" all >/dev/null
+autodbg=.venv/bin/autodbg
+[ -x "$autodbg" ] || autodbg=autodbg
+"$autodbg" bench bench/corpus/dev --model none --json "$out/none.json" > "$out/none.txt"
+for size in 1.5b 0.5b; do
+  case $size in
+    1.5b) model="$models_dir/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ;;
+    0.5b) model="$models_dir/qwen2.5-coder-0.5b-instruct.gguf" ;;
+  esac
+  "$autodbg" bench bench/corpus/dev --model "$model" --json "$out/$size-session.json" > "$out/$size-session.txt"
+  "$autodbg" bench bench/corpus/dev --model "$model" --turns 0 --json "$out/$size-oneshot.json" > "$out/$size-oneshot.txt"
+done
+python3 bench/table.py "$out"/none.json "$out"/1.5b-*.json "$out"/0.5b-*.json
