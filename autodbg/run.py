@@ -7,10 +7,12 @@ model uses (read from a pipe too, so sessions can be scripted).
 from __future__ import annotations
 
 import argparse
+import builtins
 import os
 import runpy
 import sys
 import traceback
+import types
 
 from autodbg.errors import AutodbgError
 
@@ -39,6 +41,8 @@ def run_command(args) -> int:
     print_user_traceback(exc)
     if isinstance(exc, KeyboardInterrupt):
         return 130
+    if os.environ.get("AUTODBG") == "0":  # everything off: just the traceback, as plain python
+        return 1
     from autodbg.crash import explain, handle_crash
     from autodbg.debugger.commands import Session
     from autodbg.debugger.core import PostMortem
@@ -62,11 +66,22 @@ def run_program(module: str | None, argv: list[str]) -> BaseException | None:
         if module is not None:
             runpy.run_module(module, run_name="__main__", alter_sys=True)
         else:
-            runpy.run_path(argv[0], run_name="__main__")
+            run_script(os.path.abspath(argv[0]))
     except BaseException as exc:  # everything the program raises is the program's outcome
         exc.__traceback__ = _without_our_frames(exc.__traceback__)
         return exc
     return None
+
+
+def run_script(path: str) -> None:
+    """Run PATH as `python PATH` does: in a fresh __main__, compiled with its absolute path,
+    sys.argv left as given (runpy.run_path would rewrite argv[0])."""
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __builtins__=builtins, __cached__=None)
+    sys.modules["__main__"] = main
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    exec(code, main.__dict__)
 
 
 def _without_our_frames(tb):

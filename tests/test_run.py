@@ -1,0 +1,96 @@
+"""`autodbg run`: the program runs as under plain python, then autodbg reports on the crash."""
+
+from __future__ import annotations
+
+import sys
+
+from conftest import clean_env, run_py
+
+CRASH = '''\
+import sys
+
+def parse(text):
+    return int(text)
+
+def main():
+    values = [parse(x) for x in sys.argv[1:]]
+    return sum(values) / len(values)
+
+print(main())
+'''
+
+
+def write(tmp_path, name="prog.py", text=CRASH):
+    (tmp_path / name).write_text(text)
+    return name
+
+
+def test_crash_prints_the_plain_traceback_then_evidence(tmp_path):
+    script = write(tmp_path)
+    plain = run_py([script], cwd=tmp_path, env=clean_env(AUTODBG="0"))
+    ours = run_py(["-m", "autodbg", "run", script], cwd=tmp_path, env=clean_env(AUTODBG_MODEL="none"))
+    assert plain.returncode == ours.returncode == 1
+    assert ours.stderr.startswith(plain.stderr)  # same traceback, no runpy or autodbg frames
+    assert "runpy" not in ours.stderr and "autodbg/run.py" not in ours.stderr
+    rest = ours.stderr[len(plain.stderr):]
+    assert "autodbg · evidence" in rest and "values = []" in rest
+    assert "autodbg: evidence only (AUTODBG_MODEL=none)" in rest
+
+
+def test_arguments_exit_status_and_stdout(tmp_path):
+    script = write(tmp_path)
+    ok = run_py(["-m", "autodbg", "run", script, "4", "6"], cwd=tmp_path)
+    assert ok.returncode == 0 and ok.stdout == "5.0\n" and ok.stderr == ""
+    exits = write(tmp_path, "exits.py", "import sys\nprint(sys.argv)\nsys.exit(3)\n")
+    run = run_py(["-m", "autodbg", "run", exits, "a"], cwd=tmp_path)
+    assert run.returncode == 3 and run.stdout == "['exits.py', 'a']\n"
+
+
+def test_module_mode(tmp_path):
+    (tmp_path / "pkgmod.py").write_text("def f(d):\n    return d['missing']\n\nf({})\n")
+    run = run_py(["-m", "autodbg", "run", "-m", "pkgmod"], cwd=tmp_path, env=clean_env(AUTODBG_MODEL="none"))
+    assert run.returncode == 1
+    assert "KeyError: 'missing'" in run.stderr and "autodbg · evidence" in run.stderr
+
+
+def test_interactive_session_from_a_pipe(tmp_path):
+    script = write(tmp_path)
+    run = run_py(["-m", "autodbg", "run", "--interactive", script], cwd=tmp_path,
+                 env=clean_env(AUTODBG_MODEL="none"), input="where\nprint values\nup\nbogus\nquit\n")
+    assert run.returncode == 1
+    out = run.stdout
+    assert "(autodbg) where\n" in out and "> 1 prog.py:8 in main" in out
+    assert "(autodbg) print values\nvalues = []\n(autodbg) up\nframe 0: prog.py:10 in <module>" in out
+    assert "error: unknown command 'bogus'; try `help`" in out
+
+
+def test_interactive_why_without_a_model_says_so(tmp_path):
+    script = write(tmp_path)
+    run = run_py(["-m", "autodbg", "run", "-i", script], cwd=tmp_path, env=clean_env(AUTODBG_MODEL="none"),
+                 input="why\n")
+    assert "(autodbg) why\nno model (AUTODBG_MODEL=none)" in run.stdout
+
+
+def test_autodbg_0_turns_the_report_off(tmp_path):
+    script = write(tmp_path)
+    plain = run_py([script], cwd=tmp_path, env=clean_env(AUTODBG="0"))
+    ours = run_py(["-m", "autodbg", "run", script], cwd=tmp_path, env=clean_env(AUTODBG="0"))
+    assert ours.returncode == 1 and ours.stderr == plain.stderr
+
+
+def test_program_reading_stdin(tmp_path):
+    script = write(tmp_path, "echo.py", "import sys\nprint(sys.stdin.read().upper())\n")
+    run = run_py(["-m", "autodbg", "run", script], cwd=tmp_path, input="hello")
+    assert run.returncode == 0 and run.stdout == "HELLO\n"
+
+
+def test_bad_input_is_one_line(tmp_path):
+    missing = run_py(["-m", "autodbg", "run", "nope.py"], cwd=tmp_path)
+    assert missing.returncode == 2 and missing.stderr == "autodbg: no such script: nope.py\n"
+    nothing = run_py(["-m", "autodbg", "run"], cwd=tmp_path)
+    assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1
+    bad_setting = run_py(["-m", "autodbg", "run", write(tmp_path)], cwd=tmp_path,
+                         env=clean_env(AUTODBG_TIMEOUT="soon"))
+    assert bad_setting.returncode == 1
+    assert "autodbg: AUTODBG_TIMEOUT='soon' is not a number\n" in bad_setting.stderr
+    assert "Traceback" not in bad_setting.stderr.split("ZeroDivisionError")[-1]
