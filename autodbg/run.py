@@ -23,6 +23,8 @@ def register(sub) -> None:
                                    "the traceback, then autodbg's report.")
     p.add_argument("-i", "--interactive", action="store_true",
                    help="after the report, open an (autodbg) prompt on the crash")
+    p.add_argument("--no-rerun", action="store_true",
+                   help="never run the program again (no `rerun`, no fix verification): its side effects happen once")
     p.add_argument("-m", dest="module", metavar="MODULE", help="run a module, like python -m")
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]")
     p.set_defaults(func=run_command)
@@ -33,7 +35,14 @@ def run_command(args) -> int:
         raise AutodbgError("autodbg run needs a SCRIPT or -m MODULE")
     if args.module is None and not os.path.isfile(args.argv[0]):
         raise AutodbgError(f"no such script: {args.argv[0]}")
-    exc = run_program(args.module, args.argv)
+    from autodbg.rerun import Program, RecordingStdin
+
+    program = Program(args.module, [args.module, *args.argv] if args.module else list(args.argv), os.getcwd())
+    real_stdin, sys.stdin = sys.stdin, RecordingStdin(sys.stdin)
+    try:
+        exc = run_program(args.module, args.argv)
+    finally:
+        program.stdin, sys.stdin = sys.stdin.text, real_stdin
     if exc is None:
         return 0
     if isinstance(exc, SystemExit):
@@ -46,11 +55,17 @@ def run_command(args) -> int:
     from autodbg.crash import explain, handle_crash
     from autodbg.debugger.commands import Session
     from autodbg.debugger.core import PostMortem
+    from autodbg.rerun import Rerun
 
-    session = Session(PostMortem(exc), explain=explain)
-    handle_crash(exc, session=session)
-    if args.interactive:
-        interact(session)
+    rerun = None if args.no_rerun else Rerun(program)
+    session = Session(PostMortem(exc), explain=explain, rerun=rerun)
+    try:
+        handle_crash(exc, session=session)
+        if args.interactive:
+            interact(session)
+    finally:
+        if rerun is not None:
+            rerun.stop()
     return 1
 
 

@@ -6,15 +6,17 @@ The parser, the help text and the model's grammar (`autodbg.llm.grammar`) are al
 
 from __future__ import annotations
 
+import ast
 import inspect
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from autodbg.debugger.core import FrameEntry, PostMortem, display_path
+from autodbg.debugger.core import FrameEntry, Inspector, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import (
     REDACTED, Evaluator, Redactor, Refused, TimeLimit, can_run_user_code, cut, is_secret_name,
-    safe_repr, time_limit,
+    parse_expression, safe_repr, time_limit,
 )
 
 MAX_LINES = 40
@@ -73,6 +75,7 @@ class Command:
     run: Callable[..., str]
     for_model: bool = True  # offered to the model by the grammar
     ends_session: bool = False
+    available: Callable[["Session"], bool] = lambda s: True  # can it run in this session now?
 
     @property
     def usage(self) -> str:
@@ -174,6 +177,8 @@ def _source(s: "Session", name: str) -> str:
 
 
 def _exceptions(s: "Session") -> str:
+    if not s.debugger.chain:
+        return "(no exception: the re-run is stopped at a breakpoint)"
     rows = []
     for i, chained in enumerate(s.debugger.chain):
         mark = ">" if i == s.debugger.exception_index else " "
@@ -182,6 +187,8 @@ def _exceptions(s: "Session") -> str:
 
 
 def _exception(s: "Session", index: int) -> str:
+    if not s.debugger.chain:
+        raise CommandError("no exception here: the re-run is stopped at a breakpoint")
     if index >= len(s.debugger.chain):
         raise CommandError(f"no exception {index}: they are 0..{len(s.debugger.chain) - 1}")
     try:
@@ -200,6 +207,20 @@ def _why(s: "Session") -> str:
     if s.explain is None:
         raise CommandError("why is only available under `autodbg run --interactive`")
     return s.explain(s)
+
+
+def _break(s: "Session", spec: str) -> str:
+    location, _, condition = spec.partition(" if ")
+    breakpoint = resolve_breakpoint(s, location.strip(), condition.strip() or None)
+    return s.rerun.add_breakpoint(breakpoint)
+
+
+def _rerun(s: "Session") -> str:
+    return s.rerun.start()
+
+
+def _resume(s: "Session") -> str:
+    raise CommandError("no re-run is stopped at a breakpoint: set one with `break`, then `rerun`")
 
 
 def _quit(s: "Session") -> str:
@@ -225,12 +246,25 @@ COMMANDS: tuple[Command, ...] = (
     Command("source", (Arg("NAME", "name"),), "show the source of a function or class", _source),
     Command("exceptions", (), "list the chained exceptions; > marks the current one", _exceptions),
     Command("exception", (Arg("N", "exception"),), "switch to exception N of the chain", _exception),
+    Command("break", (Arg("LOCATION [if COND]", "breakpoint"),),
+            "stop a re-run at FILE:LINE or at the start of FUNCTION (when COND is true)", _break,
+            available=lambda s: s.rerun is not None),
+    Command("rerun", (), "run the program again from the start, stopping at the breakpoints", _rerun,
+            available=lambda s: s.rerun is not None and bool(s.rerun.breakpoints)),
+    Command("continue", (), "let the re-run go on to the next breakpoint", _resume, available=lambda s: s.live),
+    Command("next", (), "run the current line of the re-run, stopping at the next line here", _resume,
+            available=lambda s: s.live),
+    Command("step", (), "run the current line of the re-run, stopping in any function it calls", _resume,
+            available=lambda s: s.live),
     Command("done", (), "finish the investigation and give the diagnosis", _done, ends_session=True),
     Command("why", (), "hand the session to the model from here and print its diagnosis", _why, for_model=False),
     Command("help", (), "show this help", _help, for_model=False),
     Command("quit", (), "leave the debugger", _quit, for_model=False, ends_session=True),
 )
 COMMANDS_BY_NAME = {c.name: c for c in COMMANDS}
+# While a re-run is stopped, these run in its live frames instead of the crash's.
+LIVE_COMMANDS = {"where", "up", "down", "frame", "locals", "args", "print", "type", "dir", "list", "source",
+                 "continue", "next", "step"}
 
 
 def help_text(commands=COMMANDS) -> str:
@@ -248,7 +282,7 @@ def parse(line: str) -> tuple[Command, list]:
     if command is None:
         raise CommandError(f"unknown command {name!r}; try `help`")
     rest = rest.strip()
-    if command.args and command.args[0].kind == "expr":
+    if command.args and command.args[0].kind in ("expr", "breakpoint"):
         if not rest:
             raise CommandError(f"usage: {command.usage}")
         return command, [rest]
@@ -274,9 +308,11 @@ class CommandResult:
 class Session:
     """Runs command lines against a post-mortem debugger; every output is redacted and bounded."""
 
-    debugger: PostMortem
+    debugger: Inspector
     redactor: Redactor = field(default_factory=Redactor)
     explain: Callable[["Session"], str] | None = None  # runs `why`: set by `autodbg run --interactive`
+    rerun: "object | None" = None  # an autodbg.rerun.Rerun: set by `autodbg run` (re-running allowed)
+    live: bool = False  # this session is itself a re-run stopped at a breakpoint
 
     def __post_init__(self) -> None:
         for frame in self.debugger.all_frames():
@@ -287,7 +323,16 @@ class Session:
             command, values = parse(line)
         except CommandError as exc:
             return CommandResult(line, False, f"error: {exc}", valid=False)
+        if self.rerun is not None and self.rerun.stopped and command.name in LIVE_COMMANDS:
+            ok, output = self.rerun.send(line)  # runs in the re-run's live frames
+            return CommandResult(line, ok, bound_output(self.redactor.scrub(output)))
         try:
+            if command.name in ("exceptions", "exception") and self.rerun is not None and self.rerun.stopped:
+                self.rerun.stop()  # back to the crash's own post-mortem
+            if not command.available(self) and command.run is not _resume:
+                raise CommandError(f"`{command.name}` needs `autodbg run` with re-running allowed"
+                                   if command.name in ("break", "rerun") and self.rerun is None
+                                   else f"`{command.name}` is not possible now")
             output = command.run(self, *values)
         except CommandError as exc:
             return CommandResult(line, False, f"error: {self.redactor.scrub(str(exc))}")
@@ -380,6 +425,62 @@ class Session:
                 rows.append(f"      {cut(code, 160)}")
         flush_library()
         return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    file: str  # absolute path
+    line: int  # a line that starts a statement; for a function, its `def` line
+    function: str | None = None  # stop at the function's first line run, as bdb's funcname
+    condition: str | None = None  # a safe expression, checked in the stopped frame
+
+    def __str__(self) -> str:
+        where = f"{self.function} ({display_path(self.file)}:{self.line})" if self.function \
+            else f"{display_path(self.file)}:{self.line}"
+        return where + (f" if {self.condition}" if self.condition else "")
+
+
+def resolve_breakpoint(s: "Session", location: str, condition: str | None) -> Breakpoint:
+    """FILE:LINE (a line that starts a statement) or a function name seen from the current frame."""
+    if condition is not None:
+        try:
+            parse_expression(condition)
+        except Refused as exc:
+            raise CommandError(f"condition: {exc}") from None
+    file_part, colon, line_part = location.rpartition(":")
+    if colon and line_part.isdigit():
+        path = _find_file(s, file_part)
+        line = int(line_part)
+        if line not in statement_lines(path):
+            raise CommandError(f"{display_path(path)}:{line} is not a line of code")
+        return Breakpoint(path, line, None, condition)
+    if not _NAME_RE.match(location):
+        raise CommandError(f"LOCATION must be FILE:LINE or a function name, not {location!r}")
+    target = getattr(s.evaluate(location), "__func__", None) or s.evaluate(location)
+    code = getattr(target, "__code__", None)
+    if code is None or not is_user_file(code.co_filename):
+        raise CommandError(f"{location} is not a function of your program")
+    return Breakpoint(code.co_filename, code.co_firstlineno, code.co_name, condition)
+
+
+def _find_file(s: "Session", name: str) -> str:
+    for frame in s.debugger.all_frames():
+        path = frame.f_code.co_filename
+        if name in (path, display_path(path)) or path.endswith("/" + name):
+            return path
+    if os.path.isfile(name):
+        return os.path.abspath(name)
+    raise CommandError(f"no file {name!r} in the program")
+
+
+def statement_lines(path: str) -> set[int]:
+    """Lines where a statement starts: where a line breakpoint can stop."""
+    try:
+        tree = ast.parse("\n".join(source_lines(path)))
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt)
+            and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
 def fold_indexes(total: int, keep: int) -> list[int]:

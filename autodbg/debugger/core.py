@@ -128,38 +128,26 @@ def display_path(filename: str) -> str:
     return filename if rel.startswith("..") else rel
 
 
-class PostMortem(bdb.Bdb):
-    """A debugger attached to a finished crash: it inspects, it never resumes execution."""
+class Inspector(bdb.Bdb):
+    """Frames to look at and which one is current: shared by the post-mortem and by a live stop
+    at a breakpoint of a re-run. It inspects; it never changes the program's state."""
 
-    def __init__(self, exc: BaseException) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.chain, self.top_exception = exception_chain(exc)
-        self.exception_index = self.top_exception
+        self.chain: list[ChainedException] = []
+        self.top_exception = self.exception_index = -1  # -1: no exception (a live stop)
         self.stack: list[FrameEntry] = []
         self.curindex = 0
-        self.select_exception(self.top_exception)
 
-    # --- selection ---------------------------------------------------------------------------
-
-    @property
-    def exception(self) -> BaseException:
-        return self.chain[self.exception_index].exc
-
-    def select_exception(self, index: int) -> None:
-        """Make exception INDEX of the chain current, at its innermost user frame."""
-        exc = self.chain[index].exc
-        if exc.__traceback__ is None:
-            raise ValueError(f"exception #{index} was never raised, so it has no frames")
-        self.reset()
-        raw, _ = self.get_stack(None, exc.__traceback__)
-        # get_stack's line numbers come from the traceback, so they are the line that was
-        # executing, also for frames that kept running afterwards (the module in an `except`).
+    def set_stack(self, frame: types.FrameType | None, tb: types.TracebackType | None) -> None:
+        """Take the stack of FRAME (a live stop) or of TB (a traceback); select its innermost
+        user frame."""
+        raw, _ = self.get_stack(frame, tb)
+        # With a traceback, get_stack's line numbers are the lines that were executing, also for
+        # frames that kept running afterwards (the module in an `except`).
         self.stack = [FrameEntry(i, f, lineno) for i, (f, lineno) in enumerate(raw)]
-        self.exception_index = index
-        self.curindex = self.crash_index
-        if not self.stack[self.curindex].is_user:
-            users = self.user_indexes()
-            self.curindex = users[-1] if users else self.curindex
+        users = self.user_indexes()
+        self.curindex = users[-1] if users else self.crash_index
 
     @property
     def crash_index(self) -> int:
@@ -179,21 +167,44 @@ class PostMortem(bdb.Bdb):
         return self.current
 
     def all_frames(self):
-        """Every frame of every exception in the chain (each once)."""
+        """Every frame of every exception in the chain, and of the stack (each once)."""
         seen = set()
+        frames = [e.frame for e in self.stack]
         for chained in self.chain:
             tb = chained.exc.__traceback__
             while tb is not None:
-                if id(tb.tb_frame) not in seen:
-                    seen.add(id(tb.tb_frame))
-                    yield tb.tb_frame
+                frames.append(tb.tb_frame)
                 tb = tb.tb_next
-
-    # --- source ------------------------------------------------------------------------------
+        for frame in frames:
+            if id(frame) not in seen:
+                seen.add(id(frame))
+                yield frame
 
     def source_lines(self, entry: FrameEntry | None = None) -> list[str]:
         entry = entry or self.current
         return source_lines(entry.filename, entry.frame.f_globals)
+
+
+class PostMortem(Inspector):
+    """A debugger attached to a finished crash: the exception chain and its tracebacks."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.chain, self.top_exception = exception_chain(exc)
+        self.select_exception(self.top_exception)
+
+    @property
+    def exception(self) -> BaseException:
+        return self.chain[self.exception_index].exc
+
+    def select_exception(self, index: int) -> None:
+        """Make exception INDEX of the chain current, at its innermost user frame."""
+        exc = self.chain[index].exc
+        if exc.__traceback__ is None:
+            raise ValueError(f"exception #{index} was never raised, so it has no frames")
+        self.reset()
+        self.set_stack(None, exc.__traceback__)
+        self.exception_index = index
 
 
 def source_lines(filename: str, module_globals: dict | None = None) -> list[str]:

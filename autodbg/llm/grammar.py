@@ -12,8 +12,8 @@ from __future__ import annotations
 import inspect
 import json
 
-from autodbg.debugger.commands import COMMANDS, Arg, Command, Session
-from autodbg.debugger.core import is_user_file
+from autodbg.debugger.commands import COMMANDS, Arg, Command, Session, statement_lines
+from autodbg.debugger.core import display_path, is_user_file
 from autodbg.debugger.safe_eval import SAFE_BUILTINS, is_secret_name
 
 THOUGHT_CHARS = 100
@@ -123,6 +123,20 @@ def source_names(session: Session) -> list[str]:
     return out[:MAX_NAMES]
 
 
+def breakpoint_places(session: Session) -> list[str]:
+    """GBNF for every place `break` accepts now: code lines of the user files on the stack, and
+    user functions the current frame can name."""
+    places = [literal(name) for name in source_names(session)]
+    files = dict.fromkeys(e.filename for e in session.debugger.stack if e.is_user and not e.filename.startswith("<"))
+    budget = MAX_NAMES * 2
+    for path in files:
+        lines = sorted(statement_lines(path))[:budget]
+        budget -= len(lines)
+        if lines:
+            places.append(f"{literal(display_path(path) + ':')} ({alternatives(literal(str(n)) for n in lines)})")
+    return places
+
+
 def _defined_by_user(obj) -> bool:
     try:
         return is_user_file(inspect.getsourcefile(obj) or "<builtin>")
@@ -171,7 +185,7 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exc
 
 
 def _command_rule(command: Command, session: Session, rules: dict[str, str]) -> str | None:
-    if not command.for_model:
+    if not command.for_model or not command.available(session):
         return None
     debugger = session.debugger
     head = literal(command.name)
@@ -209,6 +223,12 @@ def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str
     if arg.kind == "name":
         names = source_names(session)
         return f"({alternatives(literal(n) for n in names)})" if names else None
+    if arg.kind == "breakpoint":
+        places = breakpoint_places(session)
+        if not places:
+            return None
+        condition = ' (" if " expr)?' if "expr" in rules else ""
+        return f"({alternatives(places)}){condition}"
     raise ValueError(f"no grammar for argument kind {arg.kind}")
 
 
