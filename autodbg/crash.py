@@ -122,6 +122,11 @@ def run_investigation(engine, session: Session, result: dict, settings: Settings
         result["stopped_by"] = found.stopped_by
         if found.diagnosis is None:
             reason = "the model gave no usable answer"
+        elif session.rerun is not None:
+            verify(session, result)
+        if session.rerun is not None:
+            session.rerun.stop()
+            result["reruns"] = session.rerun.runs
     except EngineError as err:
         reason = str(err)
     finally:
@@ -130,6 +135,21 @@ def run_investigation(engine, session: Session, result: dict, settings: Settings
     if result["diagnosis"] is not None:
         console.print(SummaryView(result))
     return reason
+
+
+def verify(session: Session, result: dict) -> None:
+    """Under `autodbg run`: run the program again with the checked fix, on a copy of its files."""
+    from autodbg.rerun import verify_fix
+
+    fix = result["diagnosis"]["fix"]
+    if fix is None or fix["problem"] is not None:
+        return
+    d = result["diagnosis"]
+    started = time.monotonic()
+    fix.update(verify_fix(session.rerun.program, d["file"], d["line"], d["line_end"], fix["replacement"],
+                          result["dossier"]["exception"]["type"]))
+    result["timings"]["verify"] = round(time.monotonic() - started, 3)
+    session.rerun.runs += 1
 
 
 @contextmanager
@@ -169,6 +189,7 @@ def new_result(session: Session, thread_name: str | None) -> dict:
         "timings": {},
         "tokens": {},
         "stopped_by": None,
+        "reruns": 0,
         "fallback_reason": None,
     }
 

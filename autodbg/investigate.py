@@ -23,6 +23,8 @@ from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, answer_max_chars,
 MAX_GENERATED_TOKENS = 1500
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
+# Re-runs repeat the program's side effects and cost time: a few per investigation.
+RERUN_LIMITS = {"break": 3, "rerun": 2, "continue": 4, "next": 4, "step": 4}
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
 
 SYSTEM_PROMPT = f"""You are autodbg, a debugger for a Python program that has just crashed.
@@ -39,6 +41,8 @@ Each turn reply with exactly two lines:
 Thought: <a few words: what you want to check>
 Command: <one command>
 Do not repeat evidence you already have. Use `done` as soon as you know the root cause.
+When the values that went wrong are gone (a function already returned), and re-running is allowed,
+`break` where they were made, `rerun`, and inspect them there.
 Then answer in JSON: root_cause (one or two sentences), first_line and last_line (copied exactly
 from the source you were shown, as FILE:N| code), and fix (the new text for those lines, or null)."""
 
@@ -111,7 +115,8 @@ def _learn_shown(shown: dict, session: Session, command: str, output: str) -> No
     if name not in ("list", "source"):
         return
     lines = output.splitlines()
-    filename = session.debugger.current.filename
+    live = session.rerun is not None and session.rerun.stopped
+    filename = session.rerun.file if live else session.debugger.current.filename
     if name == "source" and lines and ":" in lines[0]:
         header = lines.pop(0).rsplit(":", 1)[0]
         filename = _resolve_display(header, session) or filename
@@ -164,7 +169,11 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
         if result.tokens["generated"] >= budget.max_generated:
             result.stopped_by = "tokens"
             break
-        grammar = step_grammar(session, exclude=known_outputs(session, seen_commands, shown_frames))
+        exclude = known_outputs(session, seen_commands, shown_frames) | used_up(result.transcript)
+        if session.rerun is not None and session.rerun.stopped:
+            grammar = without_commands(session.rerun.grammar, exclude)  # built from the live frames
+        else:
+            grammar = step_grammar(session, exclude=exclude)
         text, generated, seconds = ask(grammar, STEP_TOKENS, budget.deadline - reserve / 2)
         thought, command = parse_step(text)
         if _state_key(session, command) in seen_commands:
@@ -186,6 +195,8 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
         result.stopped_by = "turns"
 
     on_step(None)
+    if session.rerun is not None:
+        session.rerun.stop()  # back to the crash: the answer quotes what was shown
     if result.transcript and result.transcript[-1]["command"] == "done":
         messages.append({"role": "assistant", "content": _step_text(result.transcript[-1])})
     messages.append({"role": "user", "content": "Give the final answer as JSON now."})
@@ -226,8 +237,30 @@ def fit_context(messages: list[dict], engine, max_tokens: int, deadline: float) 
 
 def _state_key(session: Session, command: str) -> str:
     """A command and where it ran: `locals` in frame 2 is not `locals` in frame 3."""
+    if session.rerun is not None and session.rerun.stopped:
+        return f"{session.rerun.where}/{command}"
     d = session.debugger
     return f"{d.exception_index}/{d.curindex}/{command}"
+
+
+def used_up(transcript: list[dict]) -> frozenset[str]:
+    """Re-run commands the model has used as often as it may."""
+    counts: dict[str, int] = {}
+    for turn in transcript:
+        name = turn["command"].split(" ", 1)[0]
+        counts[name] = counts.get(name, 0) + 1
+    return frozenset(name for name, limit in RERUN_LIMITS.items() if counts.get(name, 0) >= limit)
+
+
+def without_commands(grammar: str, names: frozenset[str]) -> str:
+    """GRAMMAR with the commands NAMES no longer offered (their rules stay, unused)."""
+    lines = grammar.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("command ::= "):
+            kept = [alt for alt in line.removeprefix("command ::= ").split(" | ")
+                    if alt.removeprefix("cmd-") not in names]
+            lines[i] = "command ::= " + " | ".join(kept)
+    return "\n".join(lines) + "\n"
 
 
 def known_outputs(session: Session, seen: set[str], shown_frames: set[int]) -> frozenset[str]:

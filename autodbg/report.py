@@ -100,10 +100,11 @@ class SummaryView:
         fix = diagnosis.get("fix")
         parts.append(Text(""))
         if fix and fix["problem"] is None:
-            verified = fix.get("verified")
             label = "Suggested fix (checked: applies and compiles"
-            label += ", verified by re-running)" if verified else ")"
-            parts += [Text(label, style="bold"), Syntax(fix["diff"], "diff", theme=THEME, word_wrap=False)]
+            label += ", verified by re-running)" if fix.get("verified") else ")"
+            parts += [Text(label, style="bold"), Syntax(fix["diff"].rstrip("\n"), "diff", theme=THEME, word_wrap=False)]
+            if "outcome" in fix:
+                parts.append(Text(fix["outcome"], style="green" if fix["verified"] else "yellow"))
         else:
             reason = (fix or {}).get("problem") or "the model gave none"
             parts.append(Text(f"No checked fix ({reason}).", style="yellow"))
@@ -116,5 +117,6 @@ def footer(result: dict) -> str:
     model = result.get("model") or {}
     timings = result.get("timings") or {}
     turns = sum(1 for t in result.get("transcript", []) if t["command"] != "done")
-    return (f"{model.get('id', '?')} · {turns} commands · {timings.get('total', 0):.1f}s · "
+    reruns = f" · re-ran the program {result['reruns']}x (its side effects happened again)" if result.get("reruns") else ""
+    return (f"{model.get('id', '?')} · {turns} commands · {timings.get('total', 0):.1f}s{reruns} · "
             "AUTODBG=0 turns autodbg off")

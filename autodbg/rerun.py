@@ -99,6 +99,7 @@ class Rerun:
     stopped: bool = False
     grammar: str | None = None  # the step grammar of the live stop, built by the child
     file: str | None = None  # the live stop's current file
+    where: str = ""  # how the live stop was described (where, and which hit)
     _process: subprocess.Popen | None = None
     _reader: object = None
     _writer: object = None
@@ -173,7 +174,7 @@ class Rerun:
             self.stop()
             return text
         if event["event"] == "stopped":
-            self.stopped, self.grammar, self.file = True, event["grammar"], event["file"]
+            self.stopped, self.grammar, self.file, self.where = True, event["grammar"], event["file"], event["text"]
             return event["text"]
         text = event["text"] + self._program_output()
         self.stop()
