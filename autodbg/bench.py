@@ -40,6 +40,9 @@ def register(sub) -> None:
     p.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="write every record and the totals here")
     p.add_argument("--filter", metavar="GLOB", help="only cases whose name or path matches")
     p.add_argument("--timeout", type=float, default=60.0, help="autodbg's time budget per crash (AUTODBG_TIMEOUT)")
+    p.add_argument("--mode", choices=("hook", "run"), default="hook",
+                   help="hook: crashes meet the installed excepthook (post-mortem only); run: cases run under "
+                        "`autodbg run`, so the model may set breakpoints, re-run, and fixes are verified")
     p.add_argument("--turns", type=int, default=None,
                    help="debugger commands the model may run (AUTODBG_TURNS); 0 is the one-shot baseline")
     p.add_argument("--verify", action="store_true",
@@ -62,11 +65,12 @@ def bench_command(args) -> int:
     if not cases:
         raise AutodbgError("no cases found (a case is a folder holding truth.json)")
     records = run_bench(cases, model=args.model, repeat=args.repeat, jobs=args.jobs, timeout=args.timeout,
-                        turns=args.turns)
+                        turns=args.turns, mode=args.mode)
     totals = summarize(records)
     print_results(records, totals, args.model)
     if args.json_out:
         args.json_out.write_text(json.dumps({"machine": machine(), "model": args.model, "turns": args.turns,
+                                             "mode": args.mode,
                                              "records": records,
                                              "totals": totals}, indent=2))
     return 0
@@ -78,13 +82,14 @@ def check_hook_installed() -> None:
         raise AutodbgError(f"autodbg's hook is not installed in {sys.prefix}; install autodbg there (./install.sh) first")
 
 
-def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float, turns: int | None = None) -> list[dict]:
+def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float, turns: int | None = None,
+              mode: str = "hook") -> list[dict]:
     from rich.progress import Progress
 
     work = [case for case in cases for _ in range(repeat)]
     with Progress(transient=True) as bar, ThreadPoolExecutor(jobs) as pool:
         task = bar.add_task("cases", total=len(work))
-        futures = [pool.submit(run_case, case, model=model, timeout=timeout, turns=turns) for case in work]
+        futures = [pool.submit(run_case, case, model=model, timeout=timeout, turns=turns, mode=mode) for case in work]
         records = []
         for future in futures:
             records.append(future.result())
@@ -92,26 +97,48 @@ def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float, turn
     return records
 
 
-def case_env(model: str, report: Path, timeout: float, turns: int | None = None) -> dict[str, str]:
+def case_env(model: str, report: Path, timeout: float, turns: int | None = None, shim_dir: Path | None = None) -> dict[str, str]:
     # The case is a program of its own: none of our settings, nor a test runner's marker, apply to it.
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODBG") and k != "PYTEST_CURRENT_TEST"}
     env.update(AUTODBG="1", AUTODBG_MODEL=model, AUTODBG_REPORT=str(report), AUTODBG_TIMEOUT=str(timeout),
                AUTODBG_DOWNLOAD="0", NO_COLOR="1", COLUMNS="100")
     if turns is not None:
         env["AUTODBG_TURNS"] = str(turns)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    first = [str(shim_dir)] if shim_dir else []
+    env["PATH"] = os.pathsep.join([*first, os.path.dirname(sys.executable), env.get("PATH", "")])
     return env
 
 
-def run_case(case, *, model: str, timeout: float, turns: int | None = None) -> dict:
+# `python3 SCRIPT ...` and `python3 -m MODULE ...` become `autodbg run ...`; anything else runs as is.
+RUN_SHIM = """#!/bin/sh
+case "$1" in
+  -m|[!-]*) exec "{python}" -m autodbg run "$@" ;;
+  *) exec "{python}" "$@" ;;
+esac
+"""
+
+
+def write_run_shim(directory: Path) -> Path:
+    """A `python3` that runs programs under `autodbg run`, for --mode run."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in ("python3", "python"):
+        shim = directory / name
+        shim.write_text(RUN_SHIM.format(python=sys.executable))
+        shim.chmod(0o755)
+    return directory
+
+
+def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode: str = "hook") -> dict:
     from autodbg import corpus
 
     record = {"case": case.rel, "corpus": case.corpus, "exception": case.exception, "crash_kind": case.crash_kind,
+              "mode": mode, "fix_verified": None,
               "status": "ok", "root_cause_hit": False, "fix_hit": False, "commands_valid": None, "turns": 0,
               "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
-        run = corpus.run_crash(work, case_env(model, report_path, timeout, turns), case_timeout(timeout))
+        shim = write_run_shim(Path(tmp) / "bin") if mode == "run" else None
+        run = corpus.run_crash(work, case_env(model, report_path, timeout, turns, shim), case_timeout(timeout))
         if run.timed_out:
             record["status"] = "timeout"
             return record
@@ -128,6 +155,8 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None) -> d
         transcript = report.get("transcript") or []
         record["turns"] = sum(1 for t in transcript if t["command"] != "done")
         record["commands_valid"] = all(t["valid"] for t in transcript) if transcript else None
+        fix = (report.get("diagnosis") or {}).get("fix") or {}
+        record["fix_verified"] = fix.get("verified")
         diagnosis = located_diagnosis(report, work)
         record["diagnosis"] = diagnosis
         if diagnosis is None:

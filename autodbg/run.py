@@ -55,9 +55,14 @@ def run_command(args) -> int:
     from autodbg.crash import explain, handle_crash
     from autodbg.debugger.commands import Session
     from autodbg.debugger.core import PostMortem
-    from autodbg.rerun import Rerun
+    from autodbg.rerun import RERUN_BUDGET, Rerun
+    from autodbg.settings import load_settings
 
-    rerun = None if args.no_rerun else Rerun(program)
+    try:
+        budget = min(RERUN_BUDGET, load_settings().timeout)
+    except AutodbgError:
+        budget = RERUN_BUDGET  # handle_crash reports the bad setting
+    rerun = None if args.no_rerun else Rerun(program, budget=budget)
     session = Session(PostMortem(exc), explain=explain, rerun=rerun)
     try:
         handle_crash(exc, session=session)

@@ -3,15 +3,15 @@
 # session and as a one-shot baseline (the same model answering from the evidence alone).
 # One configuration at a time: two model runs at once would make both numbers wrong.
 #   bench/quality.sh [OUT_DIR]      (default bench/results; models from ../shared/tools/bench-model.sh)
+# AUTODBG_BIN picks the autodbg to measure (default .venv/bin/autodbg): point it at a frozen install
+# when you keep editing the checkout while it runs, since an editable install picks up every edit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench/results}
 mkdir -p "$out"
 models_dir=${BENCH_MODELS:-/work/bench-models}
 bash ../shared/tools/bench-model.sh "$models_dir" all >/dev/null
-autodbg=.venv/bin/autodbg
-[ -x "$autodbg" ] || autodbg=autodbg
-"$autodbg" bench bench/corpus/dev --model none --json "$out/none.json" > "$out/none.txt"
+autodbg=${AUTODBG_BIN:-.venv/bin/autodbg}
 for size in 1.5b 0.5b; do
   case $size in
     1.5b) model="$models_dir/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ;;
@@ -20,4 +20,5 @@ for size in 1.5b 0.5b; do
   "$autodbg" bench bench/corpus/dev --model "$model" --json "$out/$size-session.json" > "$out/$size-session.txt"
   "$autodbg" bench bench/corpus/dev --model "$model" --turns 0 --json "$out/$size-oneshot.json" > "$out/$size-oneshot.txt"
 done
+"$autodbg" bench bench/corpus/dev --model none --json "$out/none.json" > "$out/none.txt"
 python3 bench/table.py "$out"/none.json "$out"/1.5b-*.json "$out"/0.5b-*.json

@@ -130,3 +130,13 @@ def test_cli_bad_input_is_one_line(tmp_path):
     run = subprocess.run([sys.executable, "-m", "autodbg", "bench", str(tmp_path / "nowhere")], env=clean_env(),
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and run.stderr.count("\n") == 1 and run.stderr.startswith("autodbg: no such corpus")
+
+
+def test_mode_run_goes_through_autodbg_run(tiny_corpus):
+    case = corpus.load_case(tiny_corpus / "caller-bug")
+    hook = bench.run_case(case, model="none", timeout=20)
+    run = bench.run_case(case, model="none", timeout=20, mode="run")
+    assert run["status"] == hook["status"] == "ok" and run["mode"] == "run"
+    assert run["diagnosis"] == hook["diagnosis"]  # the same crash site, reported by `autodbg run`
+    shim = bench.write_run_shim(tiny_corpus.parent / "shim") / "python3"
+    assert "-m autodbg run" in shim.read_text()

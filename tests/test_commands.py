@@ -639,7 +639,8 @@ def test_other_commands_do_not_end_the_session(prog):
     for command in COMMANDS:
         if command.ends_session:
             continue
-        arg = {"count": " 1", "frame": " 0", "exception": " 0", "line": " 1", "expr": " 1", "name": " average"}
+        arg = {"count": " 1", "frame": " 0", "exception": " 0", "line": " 1", "expr": " 1", "name": " average",
+               "breakpoint": " average"}
         line = command.name + "".join(arg[a.kind] for a in command.args if not a.optional)
         assert not s.execute(line).ends_session, line
     assert {c.name for c in COMMANDS if c.ends_session} == {"quit", "done"}

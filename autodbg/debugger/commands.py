@@ -16,7 +16,7 @@ from typing import Callable
 from autodbg.debugger.core import FrameEntry, Inspector, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import (
     REDACTED, Evaluator, Redactor, Refused, TimeLimit, can_run_user_code, cut, is_secret_name,
-    parse_expression, safe_repr, time_limit,
+    check_expression, safe_repr, time_limit,
 )
 
 MAX_LINES = 40
@@ -444,7 +444,7 @@ def resolve_breakpoint(s: "Session", location: str, condition: str | None) -> Br
     """FILE:LINE (a line that starts a statement) or a function name seen from the current frame."""
     if condition is not None:
         try:
-            parse_expression(condition)
+            check_expression(condition)
         except Refused as exc:
             raise CommandError(f"condition: {exc}") from None
     file_part, colon, line_part = location.rpartition(":")

@@ -327,6 +327,18 @@ def parse_expression(text: str) -> ast.Expression:
     return tree
 
 
+def check_expression(text: str) -> None:
+    """Refuse TEXT now if it contains a form the evaluator would refuse whatever the values
+    (what calls may do depends on the values, so calls are checked when they run)."""
+    tree = parse_expression(text)
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind in _REFUSED:
+            raise Refused(_REFUSED[kind])
+        if isinstance(node, ast.expr) and not hasattr(Evaluator, "_" + kind.__name__):
+            raise Refused(f"{kind.__name__} expressions are not allowed")
+
+
 class Evaluator:
     """Evaluates an allow-listed expression against a frame's names."""
 
