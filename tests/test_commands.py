@@ -713,3 +713,10 @@ def test_evaluation_errors_are_one_line(prog):
         result = s.execute(line)
         assert_one_line_error(result)
         assert result.output == message
+
+
+def test_readme_lists_the_generated_help():
+    from conftest import REPO
+    from autodbg.debugger.commands import help_text
+
+    assert help_text() in (REPO / "README.md").read_text()
