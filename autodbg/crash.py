@@ -76,13 +76,22 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
 def explain(session: Session) -> str:
     """`why`: investigate from the session's current state and print the summary."""
     started = time.monotonic()
-    settings = load_settings()
-    engine, model = start_engine(settings)
-    if engine is None:
-        return "no model (AUTODBG_MODEL=none)"
-    result = new_result(session, None)
-    result["model"] = model
-    reason = run_investigation(engine, session, result, settings, make_console(), started)
+    engine = None
+    try:
+        settings = load_settings()
+        engine, model = start_engine(settings)
+        if engine is None:
+            return "no model (AUTODBG_MODEL=none)"
+        result = new_result(session, None)
+        result["model"] = model
+        reason = run_investigation(engine, session, result, settings, make_console(), started)
+    except AutodbgError as err:
+        reason = str(err)
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    finally:
+        if engine is not None:
+            engine.close()
     return f"no diagnosis: {reason}" if reason else ""
 
 

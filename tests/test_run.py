@@ -94,3 +94,11 @@ def test_bad_input_is_one_line(tmp_path):
     assert bad_setting.returncode == 1
     assert "autodbg: AUTODBG_TIMEOUT='soon' is not a number\n" in bad_setting.stderr
     assert "Traceback" not in bad_setting.stderr.split("ZeroDivisionError")[-1]
+
+
+def test_interactive_why_with_an_unavailable_model_is_one_line(tmp_path):
+    script = write(tmp_path)
+    run = run_py(["-m", "autodbg", "run", "-i", script], cwd=tmp_path, input="why\nwhere\n",
+                 env=clean_env(AUTODBG_MODEL=str(tmp_path / "missing.gguf")))
+    assert "(autodbg) why\nno diagnosis: AUTODBG_MODEL=" in run.stdout and "no such file" in run.stdout
+    assert "(autodbg) where" in run.stdout  # the session goes on
