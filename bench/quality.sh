@@ -21,4 +21,4 @@ for size in 1.5b 0.5b; do
   "$autodbg" bench bench/corpus/dev --model "$model" --turns 0 --json "$out/$size-oneshot.json" > "$out/$size-oneshot.txt"
 done
 "$autodbg" bench bench/corpus/dev --model none --json "$out/none.json" > "$out/none.txt"
-python3 bench/table.py "$out"/none.json "$out"/1.5b-*.json "$out"/0.5b-*.json
+python3 bench/table.py "$out"/none.json "$out"/1.5b-session.json "$out"/1.5b-oneshot.json "$out"/0.5b-session.json "$out"/0.5b-oneshot.json

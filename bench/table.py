@@ -1,22 +1,36 @@
-"""Render `autodbg bench --json` files as the Markdown table in README's "How well does it work?"."""
+"""Render `autodbg bench --json` files as the Markdown tables in README's "How well does it work?":
+one row per run, then root-cause and fix hits by crash kind, one column per run."""
 
 import json
 import sys
 from pathlib import Path
 
 
-def row(path: Path) -> str:
-    data = json.loads(path.read_text())
+def label(data: dict) -> str:
+    if data["model"] == "none":
+        return "evidence only"
+    mode = "one-shot" if data.get("turns") == 0 else ("session + re-runs" if data.get("mode") == "run" else "session")
+    return f"{Path(data['model']).name} {mode}"
+
+
+def share(hits: int, n: int) -> str:
+    return f"{hits}/{n} ({100 * hits / n:.0f}%)" if n else "-"
+
+
+runs = [json.loads(Path(arg).read_text()) for arg in sys.argv[1:]]
+print("| run | root-cause line | fix passes test | commands valid | median s | p90 s | turns |")
+print("|---|---|---|---|---|---|---|")
+for data in runs:
     t = data["totals"]["all"]
-    model = Path(data["model"]).name if data["model"] != "none" else "evidence only"
-    mode = "-" if data["model"] == "none" else ("one-shot" if data.get("turns") == 0 else "session")
-    n = t["cases"]
-    share = lambda k: f"{t[k]}/{n} ({100 * t[k] / n:.0f}%)"  # noqa: E731
-    return (f"| {model} | {mode} | {share('root_cause_hit')} | {share('fix_hit')} | {t['commands_valid']} | "
-            f"{t['median_seconds']} | {t['p90_seconds']} | {t['median_turns']} |")
-
-
-print("| model | mode | root-cause line | fix passes test | commands valid | median s | p90 s | turns |")
-print("|---|---|---|---|---|---|---|---|")
-for arg in sys.argv[1:]:
-    print(row(Path(arg)))
+    print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | "
+          f"{t['commands_valid']} | {t['median_seconds']} | {t['p90_seconds']} | {t['median_turns']} |")
+print()
+print("| crash kind | " + " | ".join(label(d) for d in runs) + " |")
+print("|---" * (len(runs) + 1) + "|")
+kinds = sorted({k for d in runs for k in d["totals"]["by_crash_kind"]})
+for kind in kinds:
+    cells = []
+    for data in runs:
+        g = data["totals"]["by_crash_kind"].get(kind)
+        cells.append(f"line {g['root_cause_hit']}/{g['cases']}, fix {g['fix_hit']}/{g['cases']}" if g else "-")
+    print(f"| {kind} | " + " | ".join(cells) + " |")
