@@ -30,7 +30,12 @@ def build_dossier(session: Session) -> dict:
     stack = debugger.stack
     user = [e for e in reversed(stack) if e.is_user]
     alive = {e.frame.f_code for e in stack}
-    frames = [_describe_frame(session, e, crash=(i == 0), alive=alive) for i, e in enumerate(user[:MAX_FRAMES])]
+    shown, repeats = fold_recursion(user)
+    frames = []
+    for i, entry in enumerate(shown[:MAX_FRAMES]):
+        frame = _describe_frame(session, entry, crash=(i == 0), alive=alive)
+        frame["repeated"] = repeats[i]
+        frames.append(frame)
     crash = user[0] if user else stack[-1]
     return {
         "exception": {
@@ -44,10 +49,25 @@ def build_dossier(session: Session) -> dict:
         ],
         "crash_site": {"file": crash.filename, "line": crash.lineno, "function": crash.function},
         "frames": frames,
-        "folded_user_frames": max(0, len(user) - MAX_FRAMES),
+        "folded_user_frames": max(0, len(shown) - MAX_FRAMES),
         "library_frames": len(stack) - len(user),
         "assertion": isinstance(exc, AssertionError),
     }
+
+
+def fold_recursion(user: list[FrameEntry]) -> tuple[list[FrameEntry], list[int]]:
+    """Frames innermost first with runs of the same call (recursion) folded into their innermost
+    frame; and for each kept frame how many identical ones were folded into it. A RecursionError
+    then shows the repeating call once and, next, where the recursion began."""
+    shown: list[FrameEntry] = []
+    repeats: list[int] = []
+    for entry in user:
+        if shown and (entry.frame.f_code, entry.lineno) == (shown[-1].frame.f_code, shown[-1].lineno):
+            repeats[-1] += 1
+            continue
+        shown.append(entry)
+        repeats.append(0)
+    return shown, repeats
 
 
 def _safe_str(exc: BaseException) -> str:

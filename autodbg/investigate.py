@@ -15,12 +15,14 @@ from typing import Callable
 
 from autodbg.debugger.commands import COMMANDS, Session, help_text
 from autodbg.debugger.core import display_path, source_lines
+from autodbg.debugger.safe_eval import cut
 from autodbg.fixcheck import check_fix
 from autodbg.settings import DEFAULT_TURNS
 from autodbg.llm.engine import EngineError
 from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, answer_max_chars, step_grammar
 
 MAX_GENERATED_TOKENS = 1500
+PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 # Re-runs repeat the program's side effects and cost time: a few per investigation.
@@ -43,8 +45,9 @@ Command: <one command>
 Do not repeat evidence you already have. Use `done` as soon as you know the root cause.
 When the values that went wrong are gone (a function already returned), and re-running is allowed,
 `break` where they were made, `rerun`, and inspect them there.
-Then answer in JSON: root_cause (one or two sentences), first_line and last_line (copied exactly
-from the source you were shown, as FILE:N| code), and fix (the new text for those lines, or null)."""
+Then answer in JSON: root_cause (one or two sentences), first_line and last_line (the lines to change,
+copied exactly from the source you were shown, as FILE:N| code), and new_code: the Python code that
+replaces those lines, with their indentation, or null. new_code is code, never an explanation."""
 
 
 @dataclass
@@ -72,14 +75,16 @@ def dossier_text(dossier: dict) -> str:
     for frame in dossier["frames"]:
         role = "crashed here" if frame["is_crash_frame"] else "called from"
         out.append(f"\n[frame {frame['index']}] {frame['display_file']}:{frame['line']} in {frame['function']} ({role})")
+        if frame.get("repeated"):
+            out.append(f"(this same call repeats {frame['repeated']} more times above it: recursion)")
         src = frame["source"]
         out += [f"{src['first'] + i}{'>' if src['first'] + i == frame['line'] else '|'} {line}"
                 for i, line in enumerate(src["lines"])]
         if frame["line_values"]:
             out.append("values on line {}: {}".format(
-                frame["line"], "; ".join(f"{v['expr']} = {v['value']}" for v in frame["line_values"])))
+                frame["line"], "; ".join(f"{v['expr']} = {cut(v['value'], PROMPT_VALUE)}" for v in frame["line_values"])))
         if frame["locals"]:
-            out.append("other locals: " + "; ".join(f"{k} = {v}" for k, v in frame["locals"].items()))
+            out.append("other locals: " + "; ".join(f"{k} = {cut(v, PROMPT_VALUE)}" for k, v in frame["locals"].items()))
         for called in frame["called_functions"]:
             out.append(f"source of {called['name']} ({called['display_file']}):")
             out += [f"{called['line'] + i}| {line}" for i, line in enumerate(called["lines"])]
@@ -301,6 +306,6 @@ def make_diagnosis(text: str, shown: dict) -> dict | None:
         "file": filename, "display_file": display_path(filename), "line": line, "line_end": line_end,
         "root_cause": answer["root_cause"], "fix": None, "source_window": source_window(filename, line, line_end),
     }
-    if answer.get("fix") is not None:
-        diagnosis["fix"] = check_fix(filename, line, line_end, answer["fix"]).to_dict()
+    if answer.get("new_code") is not None:
+        diagnosis["fix"] = check_fix(filename, line, line_end, answer["new_code"]).to_dict()
     return diagnosis

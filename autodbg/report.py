@@ -61,6 +61,8 @@ def frame_view(frame: dict) -> RenderResult:
     header = Text.assemble((f"{frame['display_file']}:{frame['line']}", "bold"),
                            f" in {frame['function']}  ", (f"({role})", "dim"))
     yield header
+    if frame.get("repeated"):
+        yield Text(f"  the same call repeats {frame['repeated']} more times above (recursion)", style="yellow")
     src = frame["source"]
     yield source_block(src["lines"], src["first"], {frame["line"]})
     if frame["line_values"]:

@@ -124,7 +124,7 @@ def test_answer_quotes_only_shown_lines(tiny_model, tmp_path, monkeypatch):
                 continue  # a long fix can be cut by max_tokens; the investigator then has no answer
             answer = json.loads(done.text)
             assert answer["first_line"] in shown and answer["last_line"] in shown
-            assert answer["fix"] is None or isinstance(answer["fix"], str)
+            assert answer["new_code"] is None or isinstance(answer["new_code"], str)
 
 
 @pytest.mark.parametrize("name", ["where", "up", "print", "list", "done", "exception"])

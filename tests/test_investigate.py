@@ -66,7 +66,7 @@ class ScriptedStandInModel:
 
 
 def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):
-    return json.dumps({"root_cause": root_cause, "first_line": first, "last_line": last, "fix": fix})
+    return json.dumps({"root_cause": root_cause, "first_line": first, "last_line": last, "new_code": fix})
 
 
 @pytest.fixture

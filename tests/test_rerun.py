@@ -143,7 +143,7 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
     dossier = build_dossier(session)
     assert "cmd-break" in step_grammar(session) and '"prog.py:" ("2" | "3" | "4" | "5"' in step_grammar(session)
     answer = json.dumps({"root_cause": "prices are cut to whole hundreds", "first_line": "prog.py:5| prices.append(int(price) // 100)",
-                         "last_line": "prog.py:5| prices.append(int(price) // 100)", "fix": "prices.append(int(price))"})
+                         "last_line": "prog.py:5| prices.append(int(price) // 100)", "new_code": "prices.append(int(price))"})
     model = ScriptedStandInModel(["Thought: where are prices made\nCommand: break prog.py:5",
                                   "Thought: run it\nCommand: rerun",
                                   "Thought: see\nCommand: print price",

@@ -209,8 +209,10 @@ def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str
         if room <= 0:
             return None
         return number_range(1, room)
-    if arg.kind == "frame":
-        return number_range(0, len(debugger.stack) - 1)
+    if arg.kind == "frame":  # any frame but the current one: selecting it again shows nothing new
+        ranges = [(0, debugger.curindex - 1), (debugger.curindex + 1, len(debugger.stack) - 1)]
+        parts = [number_range(lo, hi) for lo, hi in ranges if lo <= hi]
+        return f"({' | '.join(parts)})" if parts else None
     if arg.kind == "exception":
         choices = [str(i) for i, c in enumerate(debugger.chain)
                    if c.exc.__traceback__ is not None and i != debugger.exception_index]
@@ -243,7 +245,7 @@ def answer_grammar(shown_lines: list[str]) -> str:
     locations = alternatives(literal(json.dumps(line)) for line in dict.fromkeys(shown_lines))
     return "\n".join([
         'root ::= "{\\"root_cause\\": \\"" text "\\", \\"first_line\\": " loc ", \\"last_line\\": " loc '
-        '", \\"fix\\": " fix "}"',
+        '", \\"new_code\\": " fix "}"',
         f"text ::= char{{1,{ROOT_CAUSE_CHARS}}}",
         '''char ::= [^"\\\\\\n] | "\\\\" ["\\\\nt]''',
         f"loc ::= {locations}",
