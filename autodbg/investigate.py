@@ -213,7 +213,7 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
             if attempt == 0:
                 raise
             break  # the retry ran out of time: the first answer's root cause still stands
-        diagnosis = make_diagnosis(text, shown)
+        diagnosis = make_diagnosis(text, shown, dossier)
         result.diagnosis = diagnosis
         if diagnosis is None or diagnosis["fix"] is None or diagnosis["fix"]["problem"] is None:
             break
@@ -293,7 +293,7 @@ def source_window(filename: str, first: int, last: int, context: int = 3) -> dic
     return {"first": start, "lines": lines[start - 1:min(len(lines), last + context)]}
 
 
-def make_diagnosis(text: str, shown: dict) -> dict | None:
+def make_diagnosis(text: str, shown: dict, dossier: dict) -> dict | None:
     try:
         answer = json.loads(text)
         first = shown[answer["first_line"]]
@@ -308,4 +308,8 @@ def make_diagnosis(text: str, shown: dict) -> dict | None:
     }
     if answer.get("new_code") is not None:
         diagnosis["fix"] = check_fix(filename, line, line_end, answer["new_code"]).to_dict()
+        site = dossier["crash_site"]
+        if dossier["assertion"] and site["file"] == filename and line <= site["line"] <= line_end:
+            # A failing assert is the specification: a "fix" that rewrites it only hides the bug.
+            diagnosis["fix"]["problem"] = "it rewrites the failing assertion, which is the specification: fix the code it checks"
     return diagnosis

@@ -269,3 +269,34 @@ def test_worker_death_falls_back_to_evidence(tmp_path):
     assert run.returncode == 1
     assert "autodbg: evidence only (model failed to load" in run.stderr
     assert "Traceback" not in run.stderr.split("autodbg · evidence")[1]
+
+
+ASSERTING = '''\
+def double(x):
+    return x + 2
+
+
+def test_double():
+    assert double(3) == 6
+
+
+test_double()
+'''
+
+
+def test_scripted_fix_that_rewrites_the_failing_assertion_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.py").write_text(ASSERTING)
+    try:
+        runpy.run_path(str(tmp_path / "t.py"), run_name="__main__")
+    except AssertionError as exc:
+        session = Session(PostMortem(exc))
+    dossier = build_dossier(session)
+    cheat = json.dumps({"root_cause": "wrong expectation", "first_line": "t.py:6| assert double(3) == 6",
+                        "last_line": "t.py:6| assert double(3) == 6", "new_code": "    assert double(3) == 5"})
+    honest = json.dumps({"root_cause": "adds instead of multiplying", "first_line": "t.py:2| return x + 2",
+                         "last_line": "t.py:2| return x + 2", "new_code": "    return x * 2"})
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", cheat, honest])
+    found = investigate(session, dossier, model, later())
+    assert "failing assertion, which is the specification" in model.calls[-1]["messages"][-1]["content"]
+    assert found.diagnosis["line"] == 2 and found.diagnosis["fix"]["problem"] is None
