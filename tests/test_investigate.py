@@ -69,16 +69,21 @@ def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="   
     return json.dumps({"root_cause": root_cause, "first_line": first, "last_line": last, "new_code": fix})
 
 
-@pytest.fixture
-def crash(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "app.py").write_text(PROGRAM)
+def crashed_session(directory, name: str, source: str):
+    """Run SOURCE as DIRECTORY/NAME; the session and dossier of its crash."""
+    (directory / name).write_text(source)
     try:
-        runpy.run_path(str(tmp_path / "app.py"), run_name="__main__")
-    except ZeroDivisionError as exc:
+        runpy.run_path(str(directory / name), run_name="__main__")
+    except Exception as exc:
         session = Session(PostMortem(exc))
         return session, build_dossier(session)
     pytest.fail("the program did not crash")
+
+
+@pytest.fixture
+def crash(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return crashed_session(tmp_path, "app.py", PROGRAM)
 
 
 def later(seconds=60):
@@ -286,12 +291,7 @@ test_double()
 
 def test_scripted_fix_that_rewrites_the_failing_assertion_is_refused(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "t.py").write_text(ASSERTING)
-    try:
-        runpy.run_path(str(tmp_path / "t.py"), run_name="__main__")
-    except AssertionError as exc:
-        session = Session(PostMortem(exc))
-    dossier = build_dossier(session)
+    session, dossier = crashed_session(tmp_path, "t.py", ASSERTING)
     cheat = json.dumps({"root_cause": "wrong expectation", "first_line": "t.py:6| assert double(3) == 6",
                         "last_line": "t.py:6| assert double(3) == 6", "new_code": "    assert double(3) == 5"})
     honest = json.dumps({"root_cause": "adds instead of multiplying", "first_line": "t.py:2| return x + 2",
