@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
 import types
 
 from autodbg.debugger.commands import CommandError, Session
@@ -269,10 +268,3 @@ def _function_source(function: types.FunctionType) -> tuple[int, list[str]] | No
     except (OSError, TypeError, TimeLimit):
         return None
     return start, [l.rstrip("\r\n") for l in lines]
-
-
-def user_files(dossier: dict) -> list[str]:
-    """Files of the dossier's user frames and called functions, existing on disk."""
-    files = [f["file"] for f in dossier["frames"]]
-    files += [c["file"] for f in dossier["frames"] for c in f["called_functions"]]
-    return [f for f in dict.fromkeys(files) if os.path.isfile(f)]

@@ -12,7 +12,7 @@ import pytest
 from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import (
-    CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement, user_files,
+    CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement,
 )
 from crashkit import line_of, load_program
 
@@ -222,7 +222,6 @@ def test_library_frames_are_counted_not_listed(prog):
     assert d["exception"]["type"] == "JSONDecodeError"
     assert values_of(d["frames"][0]) == [("text", "'{oops'")]  # a module is not evidence
     assert "json" not in json.dumps([f["file"] for f in d["frames"]])
-    assert user_files(d) == [prog.__file__]
 
 
 def test_recursion_error_is_folded_and_small(prog):

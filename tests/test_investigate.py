@@ -239,7 +239,7 @@ def test_real_tiny_model_end_to_end(tmp_path):
     if result["diagnosis"] is not None:
         d = result["diagnosis"]
         assert d["file"].endswith("app.py") and 1 <= d["line"] <= d["line_end"] <= PROGRAM.count("\n")
-        assert f"autodbg · ZeroDivisionError" in run.stderr
+        assert "autodbg · ZeroDivisionError" in run.stderr
     else:
         assert "autodbg: evidence only" in run.stderr
     # A second crash loads the system prompt's state from disk.

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
-
-import pytest
 
 from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem

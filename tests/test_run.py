@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from conftest import clean_env, run_py
 
 CRASH = '''\

@@ -177,7 +177,7 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exc
             rules[rule] = body
             command_rules.append(rule)
     header = [
-        f'root ::= "Thought: " thought "\\nCommand: " command',
+        'root ::= "Thought: " thought "\\nCommand: " command',
         f"thought ::= [^\\n]{{1,{THOUGHT_CHARS}}}",
         f"command ::= {' | '.join(command_rules)}",
     ]
