@@ -116,7 +116,8 @@ def start_engine(settings: Settings):
 
 
 def run_investigation(engine, session: Session, result: dict, settings: Settings, console, started: float) -> str | None:
-    """Let the model investigate; fill RESULT; return why there is no summary, if there is none."""
+    """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
+    The caller owns ENGINE and closes it."""
     from autodbg.investigate import Budget, investigate
     from autodbg.llm.engine import EngineError
 
@@ -138,8 +139,6 @@ def run_investigation(engine, session: Session, result: dict, settings: Settings
             result["reruns"] = session.rerun.runs
     except EngineError as err:
         reason = str(err)
-    finally:
-        engine.close()
     result["timings"]["total"] = round(time.monotonic() - started, 3)
     if result["diagnosis"] is not None:
         console.print(SummaryView(result))

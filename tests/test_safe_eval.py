@@ -290,11 +290,7 @@ def test_time_limit_also_stops_long_running_builtins(tmp_path):
             print("refused")
         print(round(time.monotonic() - started, 2))
     """)
-    try:
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=6,
-                             cwd=REPO).stdout
-    except subprocess.TimeoutExpired:
-        pytest.fail("evaluating sum([[0] * 1000] * 1500, []) was still running after 6 s (limit is 1 s)")
+    out = run_bounded(script, "evaluating sum([[0] * 1000] * 1500, []) (limit is 1 s)")
     verdict, seconds = out.split()
     assert verdict == "refused"
     assert float(seconds) < 3, f"took {seconds} s"
@@ -550,11 +546,7 @@ def test_repr_with_a_bare_except_retry_loop_is_still_stopped(tmp_path):
         print(safe_repr(Stubborn()))
         print(round(time.monotonic() - started, 2))
     """)
-    try:
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=6,
-                             cwd=REPO).stdout
-    except subprocess.TimeoutExpired:
-        pytest.fail("safe_repr of a repr with a bare `except:` retry loop was still running after 6 s")
+    out = run_bounded(script, "safe_repr of a repr with a bare `except:` retry loop")
     shown, seconds = out.splitlines()
     assert shown.startswith("<repr ") and float(seconds) < 5
 
@@ -711,3 +703,12 @@ def test_secret_does_not_leak_through_a_string_method(secret_session):
 
 def test_annotated_secret_literal_is_redacted_in_source(secret_session):
     assert_no_secret(run(secret_session, "source connect_annotated"), ["annotated-literal-8888"])
+
+
+def run_bounded(script: str, what: str) -> str:
+    """Run SCRIPT in a child Python (a hang there cannot hang the test run); its stdout."""
+    try:
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=6,
+                              cwd=REPO).stdout
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{what} was still running after 6 s")
