@@ -134,7 +134,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
     record = {"case": case.rel, "corpus": case.corpus, "exception": case.exception, "crash_kind": case.crash_kind,
               "mode": mode, "fix_verified": None,
               "status": "ok", "root_cause_hit": False, "fix_hit": False, "commands_valid": None, "turns": 0,
-              "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None}
+              "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None, "transcript": []}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
         shim = write_run_shim(Path(tmp) / "bin") if mode == "run" else None
@@ -154,6 +154,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         record["tokens"] = report.get("tokens") or {}
         transcript = report.get("transcript") or []
         record["turns"] = sum(1 for t in transcript if t["command"] != "done")
+        record["transcript"] = [{"thought": t["thought"], "command": t["command"]} for t in transcript]
         record["commands_valid"] = all(t["valid"] for t in transcript) if transcript else None
         fix = (report.get("diagnosis") or {}).get("fix") or {}
         record["fix_verified"] = fix.get("verified")

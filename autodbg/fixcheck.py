@@ -3,7 +3,9 @@ in-memory copy, keep the indentation consistent, and make sure the patched file 
 
 from __future__ import annotations
 
+import ast
 import difflib
+import textwrap
 from dataclasses import asdict, dataclass
 
 from autodbg.debugger.core import display_path
@@ -42,6 +44,16 @@ def check_fix(filename: str, first: int, last: int, replacement: str) -> FixChec
     except SyntaxError as exc:
         return FixCheck("".join(new_lines), diff, True, False, f"the patched file does not compile: {exc.msg} (line {exc.lineno})")
     return FixCheck("".join(new_lines), diff, True, True, None)
+
+
+def does_nothing(replacement: str) -> bool:
+    """Whether REPLACEMENT has no effect: empty, comments, `pass`, `...`, `None`."""
+    try:
+        tree = ast.parse(textwrap.dedent(replacement))
+    except SyntaxError:
+        return False  # part of a larger statement: it does something
+    return all(isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+               for node in tree.body)
 
 
 def reindent(replacement: str, indent: str) -> list[str]:

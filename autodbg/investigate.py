@@ -16,7 +16,7 @@ from typing import Callable
 from autodbg.debugger.commands import COMMANDS, Session, help_text
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.debugger.safe_eval import cut
-from autodbg.fixcheck import check_fix
+from autodbg.fixcheck import check_fix, does_nothing
 from autodbg.settings import DEFAULT_TURNS
 from autodbg.llm.engine import EngineError
 from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, answer_max_chars, step_grammar
@@ -40,9 +40,11 @@ Commands:
 {help_text(tuple(c for c in COMMANDS if c.for_model))}
 
 Each turn reply with exactly two lines:
-Thought: <a few words: what you want to check>
+Thought: <the line or function you suspect, and what the command will show>
 Command: <one command>
-Do not repeat evidence you already have. Use `done` as soon as you know the root cause.
+The evidence already shows the stack, the lines that ran and their values: do not ask for them again.
+Most useful: `source` of the function that made a wrong value, `print` of a value you were not shown.
+Use `done` as soon as you know the root cause.
 When the values that went wrong are gone (a function already returned), and re-running is allowed,
 `break` where they were made, `rerun`, and inspect them there.
 Then answer in JSON: root_cause (one or two sentences), first_line and last_line (the lines to change,
@@ -167,6 +169,7 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
     reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (budget.deadline - time.monotonic()))
     seen_commands: set[str] = set()
     shown_frames = {f["index"] for f in dossier["frames"] if not f["locals_cut"]}
+    shown_sources = {called["name"] for frame in dossier["frames"] for called in frame["called_functions"]}
     for turn in range(budget.max_turns):
         if time.monotonic() > budget.deadline - reserve:
             result.stopped_by = "time"
@@ -178,7 +181,7 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
         if session.rerun is not None and session.rerun.stopped:
             grammar = without_commands(session.rerun.grammar, exclude)  # built from the live frames
         else:
-            grammar = step_grammar(session, exclude=exclude)
+            grammar = step_grammar(session, exclude=exclude, shown_sources=frozenset(shown_sources))
         text, generated, seconds = ask(grammar, STEP_TOKENS, budget.deadline - reserve / 2)
         thought, command = parse_step(text)
         if _state_key(session, command) in seen_commands:
@@ -194,6 +197,8 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
             result.stopped_by = "done"
             break
         _learn_shown(shown, session, command, output)
+        if command.startswith("source ") and outcome and outcome.ok:
+            shown_sources.add(command.removeprefix("source "))
         messages += [{"role": "assistant", "content": text},
                      {"role": "user", "content": f"Output:\n{output}\n\nNext command, or done."}]
     else:
@@ -309,7 +314,10 @@ def make_diagnosis(text: str, shown: dict, dossier: dict) -> dict | None:
     if answer.get("new_code") is not None:
         diagnosis["fix"] = check_fix(filename, line, line_end, answer["new_code"]).to_dict()
         site = dossier["crash_site"]
-        if dossier["assertion"] and site["file"] == filename and line <= site["line"] <= line_end:
+        at_crash = site["file"] == filename and line <= site["line"] <= line_end
+        if at_crash and dossier["assertion"]:
             # A failing assert is the specification: a "fix" that rewrites it only hides the bug.
             diagnosis["fix"]["problem"] = "it rewrites the failing assertion, which is the specification: fix the code it checks"
+        elif at_crash and does_nothing(diagnosis["fix"]["replacement"]):
+            diagnosis["fix"]["problem"] = "it deletes the line that crashed, which hides the error: correct the code instead"
     return diagnosis

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from autodbg.errors import AutodbgError
 
 DEFAULT_TIMEOUT = 60.0  # seconds for the whole investigation on a 2-core laptop
-DEFAULT_TURNS = 6  # debugger commands the model may run before answering
+DEFAULT_TURNS = 3  # debugger commands the model may run before answering
 
 
 @dataclass(frozen=True)

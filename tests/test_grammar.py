@@ -93,11 +93,9 @@ def test_grammar_offers_only_what_exists():
     assert rules["string"].startswith('"\\"apple\\"" | "\\"pear\\""')
     assert "cmd-exception " not in g  # a chain of one: nothing to switch to
     assert "cmd-help" not in g and "cmd-quit" not in g  # human-only commands
-    top = Session(PostMortem(checkout_session.debugger.exception))
-    top.debugger.select_frame(len(top.debugger.stack) - 1)
-    assert "cmd-down" not in step_grammar(top)  # innermost: nowhere to go down
-    top.debugger.select_frame(0)
-    assert "cmd-up" not in step_grammar(top)
+    assert not {"cmd-where", "cmd-up", "cmd-down"} & set(rules)  # the evidence is the stack; `frame N` moves
+    current = str(checkout_session.debugger.curindex)
+    assert f'"{current}"' not in rules["cmd-frame"] and "cmd-frame" in rules  # selecting it again shows nothing
     assert len(step_grammar(recursion_session)) < 20_000  # a 1000-frame stack stays small
 
 
@@ -127,6 +125,14 @@ def test_answer_quotes_only_shown_lines(tiny_model, tmp_path, monkeypatch):
             assert answer["new_code"] is None or isinstance(answer["new_code"], str)
 
 
-@pytest.mark.parametrize("name", ["where", "up", "print", "list", "done", "exception"])
+@pytest.mark.parametrize("name", ["frame", "print", "list", "source", "done", "exception"])
 def test_every_model_command_comes_from_the_table(name):
     assert COMMANDS_BY_NAME[name].for_model
+
+
+def test_source_offers_the_modules_functions_even_those_the_frame_never_calls():
+    session = crashed_sessions()[0]  # in total_price, which never names recurse
+    rules = dict(line.split(" ::= ", 1) for line in step_grammar(session).splitlines())
+    assert '"recurse"' in rules["cmd-source"] and '"Order"' in rules["cmd-source"]
+    result = session.execute("source recurse")
+    assert result.ok and "return recurse(n + 1)" in result.output

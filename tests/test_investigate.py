@@ -92,24 +92,24 @@ def later(seconds=60):
 
 def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: where do values come from\nCommand: up",
+    model = ScriptedStandInModel(["Thought: where do values come from\nCommand: frame 5",
                                   "Thought: look at it\nCommand: source load_scores",
                                   "Thought: found it\nCommand: done", answer()])
     found = investigate(session, dossier, model, later())
-    assert [t["command"] for t in found.transcript] == ["up", "source load_scores", "done"]
+    assert [t["command"] for t in found.transcript] == ["frame 5", "source load_scores", "done"]
     assert all(t["valid"] for t in found.transcript)
     assert found.stopped_by == "done"
     d = found.diagnosis
     assert (d["display_file"], d["line"], d["line_end"]) == ("app.py", 8, 8)
     assert d["fix"]["problem"] is None and "-    return scores[1:]" in d["fix"]["diff"] and "+    return scores" in d["fix"]["diff"]
-    # The step grammar was rebuilt after `up` (the caller's names), the answer used the answer grammar.
+    # The step grammar was rebuilt after `frame 5` (the caller's names), the answer used the answer grammar.
     assert '"load_scores"' in model.calls[1]["grammar"] and model.calls[0]["grammar"] != model.calls[1]["grammar"]
     assert model.calls[-1]["grammar"].startswith('root ::= "{\\"root_cause')
 
 
 def test_scripted_turn_budget(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: a\nCommand: where", "Thought: b\nCommand: up",
+    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", "Thought: b\nCommand: frame 5",
                                   "Thought: c\nCommand: list 1 3",
                                   answer()])
     budget = later()
@@ -121,9 +121,9 @@ def test_scripted_turn_budget(crash):
 
 def test_scripted_repeated_command_ends_the_turns(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: a\nCommand: where", "Thought: a\nCommand: where", answer()])
+    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", "Thought: a\nCommand: list 1 5", answer()])
     found = investigate(session, dossier, model, later())
-    assert found.stopped_by == "repeat" and [t["command"] for t in found.transcript] == ["where"]
+    assert found.stopped_by == "repeat" and [t["command"] for t in found.transcript] == ["list 1 5"]
     assert found.diagnosis is not None
 
 
@@ -137,7 +137,7 @@ def test_scripted_time_budget_goes_straight_to_the_answer(crash):
 
 def test_scripted_token_budget(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: a\nCommand: where", answer()], tokens_per_reply=50)
+    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", answer()], tokens_per_reply=50)
     budget = later()
     budget.max_generated = 40
     found = investigate(session, dossier, model, budget)
@@ -167,14 +167,16 @@ def test_scripted_invalid_fix_then_a_good_one(crash):
 
 def test_scripted_old_outputs_are_trimmed_to_fit_the_context(crash, tmp_path):
     session, dossier = crash
-    replies = ["Thought: a\nCommand: list 1 15", "Thought: b\nCommand: up", "Thought: c\nCommand: list 1 10",
+    replies = ["Thought: a\nCommand: list 1 15", "Thought: b\nCommand: frame 5", "Thought: c\nCommand: list 1 10",
                "Thought: d\nCommand: done", answer()]
+    budget = later()
+    budget.max_turns = 6
     roomy = ScriptedStandInModel(list(replies))
-    investigate(session, dossier, roomy, later())
+    investigate(session, dossier, roomy, budget)
     needed = roomy.count_tokens(roomy.calls[-1]["messages"], None) + roomy.calls[-1]["max_tokens"]
     session.debugger.select_frame(session.debugger.crash_index)
     tight = ScriptedStandInModel(list(replies), context=needed - 60)  # the whole transcript no longer fits
-    found = investigate(session, dossier, tight, later())
+    found = investigate(session, dossier, tight, budget)
     last = tight.calls[-1]["messages"]
     assert tight.count_tokens(last, None) + tight.calls[-1]["max_tokens"] <= tight.context
     assert last[0]["content"] == SYSTEM_PROMPT and last[1]["content"].startswith(dossier_text(dossier))
@@ -300,3 +302,12 @@ def test_scripted_fix_that_rewrites_the_failing_assertion_is_refused(tmp_path, m
     found = investigate(session, dossier, model, later())
     assert "failing assertion, which is the specification" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis["line"] == 2 and found.diagnosis["fix"]["problem"] is None
+
+
+def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):
+    session, dossier = crash
+    hide = answer(root_cause="divides by zero", first=CRASH, last=CRASH, fix="None")
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", hide, answer()])
+    found = investigate(session, dossier, model, later())
+    assert "deletes the line that crashed" in model.calls[-1]["messages"][-1]["content"]
+    assert found.diagnosis["line"] == 8 and found.diagnosis["fix"]["problem"] is None

@@ -232,9 +232,13 @@ def _done(s: "Session") -> str:
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("where", (), "show the stack; > marks the current frame", _where),
-    Command("up", (Arg("N", "count", optional=True),), "move N frames toward the caller (default 1)", _up),
-    Command("down", (Arg("N", "count", optional=True),), "move N frames toward the crash (default 1)", _down),
+    # The model is not offered where/up/down: its evidence already is the stack, and `frame N`
+    # goes straight where up/down would take it turn by turn.
+    Command("where", (), "show the stack; > marks the current frame", _where, for_model=False),
+    Command("up", (Arg("N", "count", optional=True),), "move N frames toward the caller (default 1)", _up,
+            for_model=False),
+    Command("down", (Arg("N", "count", optional=True),), "move N frames toward the crash (default 1)", _down,
+            for_model=False),
     Command("frame", (Arg("N", "frame"),), "select frame N (numbers as in `where`)", _frame),
     Command("locals", (), "show the current frame's local variables", _locals),
     Command("args", (), "show the current function's arguments", _args),

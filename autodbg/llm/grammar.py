@@ -111,16 +111,28 @@ def dict_keys(session: Session) -> list[str]:
 
 def source_names(session: Session) -> list[str]:
     """Functions and classes (and methods of user objects) whose source `source` can show."""
-    out: list[str] = []
+    out: dict[str, None] = {}
     entry = session.debugger.current
-    for name in frame_names(session):
+    # The frame's own names first, then every user function and class of its module: the
+    # function that made a bad value is often one this frame never calls.
+    names = frame_names(session)
+    names += [n for n, v in list(entry.frame.f_globals.items())[:MAX_NAMES]
+              if n not in names and not n.startswith("__") and (inspect.isfunction(v) or inspect.isclass(v))
+              and not is_secret_name(n)]
+    for name in names:
         value = session.frame_locals().get(name, entry.frame.f_globals.get(name))
         if (inspect.isfunction(value) or inspect.isclass(value)) and _defined_by_user(value):
-            out.append(name)
+            out[name] = None
+            if inspect.isclass(value):
+                out.update(dict.fromkeys(_methods(name, value)))
         elif not inspect.ismodule(value) and _defined_by_user(type(value)):
-            out += [f"{name}.{m}" for m, member in vars(type(value)).items()
-                    if inspect.isfunction(member) and not m.startswith("__")]
-    return out[:MAX_NAMES]
+            out.update(dict.fromkeys(_methods(name, type(value))))
+    return list(out)[:MAX_NAMES]
+
+
+def _methods(prefix: str, cls: type) -> list[str]:
+    return [f"{prefix}.{m}" for m, member in vars(cls).items()
+            if not m.startswith("__") and (inspect.isfunction(member) or isinstance(member, (staticmethod, classmethod)))]
 
 
 def breakpoint_places(session: Session) -> list[str]:
@@ -146,9 +158,11 @@ def _defined_by_user(obj) -> bool:
 
 # --- grammars ----------------------------------------------------------------------------------
 
-def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exclude: frozenset[str] = frozenset()) -> str:
+def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exclude: frozenset[str] = frozenset(),
+                 shown_sources: frozenset[str] = frozenset()) -> str:
     """Thought line, then one command valid in SESSION's current state (EXCLUDE: names of
-    commands not to offer now, because their output is already known)."""
+    commands not to offer now, because their output is already known; SHOWN_SOURCES: names
+    `source` need not show again)."""
     rules: dict[str, str] = {}
     names = frame_names(session)
     if names:
@@ -171,7 +185,7 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exc
     for command in commands:
         if command.name in exclude:
             continue
-        body = _command_rule(command, session, rules)
+        body = _command_rule(command, session, rules, shown_sources)
         if body is not None:
             rule = f"cmd-{command.name}"
             rules[rule] = body
@@ -184,7 +198,7 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exc
     return "\n".join(header + [f"{name} ::= {body}" for name, body in rules.items()]) + "\n"
 
 
-def _command_rule(command: Command, session: Session, rules: dict[str, str]) -> str | None:
+def _command_rule(command: Command, session: Session, rules: dict[str, str], shown_sources: frozenset[str]) -> str | None:
     if not command.for_model or not command.available(session):
         return None
     debugger = session.debugger
@@ -194,7 +208,7 @@ def _command_rule(command: Command, session: Session, rules: dict[str, str]) -> 
             return None
         return head
     arg = command.args[0]
-    value = _arg_rule(arg, command, session, rules)
+    value = _arg_rule(arg, command, session, rules, shown_sources)
     if value is None:  # no value is valid now, and neither is the bare command
         return None
     if len(command.args) == 2:  # list FIRST [LAST]
@@ -202,7 +216,7 @@ def _command_rule(command: Command, session: Session, rules: dict[str, str]) -> 
     return f'{head} (" " {value})?' if arg.optional else f'{head} " " {value}'
 
 
-def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str]) -> str | None:
+def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str], shown_sources: frozenset[str]) -> str | None:
     debugger = session.debugger
     if arg.kind == "count":
         room = debugger.curindex if command.name == "up" else len(debugger.stack) - 1 - debugger.curindex
@@ -223,7 +237,7 @@ def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str
     if arg.kind == "expr":
         return "expr" if "expr" in rules else None
     if arg.kind == "name":
-        names = source_names(session)
+        names = [n for n in source_names(session) if n not in shown_sources]
         return f"({alternatives(literal(n) for n in names)})" if names else None
     if arg.kind == "breakpoint":
         places = breakpoint_places(session)
