@@ -13,11 +13,13 @@ from autodbg.debugger.core import display_path
 
 @dataclass
 class FixCheck:
-    replacement: str  # the replacement as applied (re-indented)
+    replacement: str  # the replacement as applied (re-indented), for lines first..last
     diff: str
     applies: bool
     compiles: bool
     problem: str | None  # why the fix is not usable, one line
+    first: int  # the lines the fix changes: the named ones less any it leaves as they were
+    last: int
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -28,22 +30,60 @@ def check_fix(filename: str, first: int, last: int, replacement: str) -> FixChec
         with open(filename, encoding="utf-8") as f:
             source = f.read()
     except (OSError, UnicodeDecodeError) as exc:
-        return FixCheck(replacement, "", False, False, f"cannot read {display_path(filename)}: {exc}")
+        return FixCheck(replacement, "", False, False, f"cannot read {display_path(filename)}: {exc}", first, last)
     lines = source.splitlines(keepends=True)
     if not 1 <= first <= last <= len(lines):
-        return FixCheck(replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}")
+        return FixCheck(replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}",
+                        first, last)
     original = lines[first - 1:last]
     new_lines = reindent(replacement, _indent(next((l for l in original if l.strip()), original[0])))
     if "".join(new_lines).strip() == "".join(original).strip():
-        return FixCheck("".join(new_lines), "", True, True, "the fix does not change the code")
+        return FixCheck("".join(new_lines), "", True, True, "the fix does not change the code", first, last)
+    # A model often rewrites a whole function to change one line: name the lines that change.
+    head, tail = unchanged_ends(original, new_lines)
+    first, last = first + head, last - tail
+    new_lines = new_lines[head:len(new_lines) - tail]
     patched = lines[:first - 1] + new_lines + lines[last:]
     label = display_path(filename)
     diff = "".join(difflib.unified_diff(lines, patched, f"a/{label}", f"b/{label}"))
+    applied = "".join(new_lines)
     try:
         compile("".join(patched), filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return FixCheck("".join(new_lines), diff, True, False, f"the patched file does not compile: {exc.msg} (line {exc.lineno})")
-    return FixCheck("".join(new_lines), diff, True, True, None)
+        return FixCheck(applied, diff, True, False, f"the patched file does not compile: {exc.msg} (line {exc.lineno})",
+                        first, last)
+    if same_program(source, "".join(patched)):
+        return FixCheck(applied, diff, True, True, "the fix changes only layout or docstrings, not what the code does",
+                        first, last)
+    return FixCheck(applied, diff, True, True, None, first, last)
+
+
+def unchanged_ends(original: list[str], new_lines: list[str]) -> tuple[int, int]:
+    """How many leading and trailing lines NEW_LINES keeps from ORIGINAL; (0, 0) when keeping
+    them would leave no original line to replace (a pure insertion needs its anchor)."""
+    room = min(len(original), len(new_lines))
+    head = 0
+    while head < room and original[head].rstrip() == new_lines[head].rstrip():
+        head += 1
+    tail = 0
+    while tail < room - head and original[-1 - tail].rstrip() == new_lines[-1 - tail].rstrip():
+        tail += 1
+    return (head, tail) if head + tail < len(original) else (0, 0)
+
+
+def same_program(before: str, after: str) -> bool:
+    """Whether two sources differ only in layout, comments or docstrings."""
+    try:
+        trees = [ast.parse(before), ast.parse(after)]
+    except SyntaxError:
+        return False
+    for tree in trees:
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+                body.pop(0)
+    return ast.dump(trees[0]) == ast.dump(trees[1])
 
 
 def does_nothing(replacement: str) -> bool:

@@ -19,10 +19,11 @@ from autodbg.debugger.safe_eval import cut
 from autodbg.fixcheck import check_fix, does_nothing
 from autodbg.settings import DEFAULT_TURNS
 from autodbg.llm.engine import EngineError
-from autodbg.llm.grammar import THOUGHT_CHARS, answer_grammar, answer_max_chars, step_grammar
+from autodbg.llm.grammar import THOUGHT_CHARS, Known, answer_grammar, answer_max_chars, step_grammar
 
 MAX_GENERATED_TOKENS = 1500
 PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
+SAME_VALUE_CHARS = 40  # a value this long, shown again in another frame, is named, not repeated
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 # Re-runs repeat the program's side effects and cost time: a few per investigation.
@@ -74,6 +75,15 @@ def dossier_text(dossier: dict) -> str:
     out = [f"Crash: {dossier['exception']['title']}"]
     if len(dossier["chain"]) > 1:
         out += [f"  #{c['index']} {c['title']} ({c['relation']})" for c in dossier["chain"]]
+    first_shown: dict[str, str] = {}  # a long value -> where the model first read it
+
+    def show(name: str, value: str, frame_index: int) -> str:
+        if len(value) > SAME_VALUE_CHARS:
+            if value in first_shown:
+                return f"{name} = (same as {first_shown[value]})"
+            first_shown[value] = f"{name} in frame {frame_index}"
+        return f"{name} = {cut(value, PROMPT_VALUE)}"
+
     for frame in dossier["frames"]:
         role = "crashed here" if frame["is_crash_frame"] else "called from"
         out.append(f"\n[frame {frame['index']}] {frame['display_file']}:{frame['line']} in {frame['function']} ({role})")
@@ -84,9 +94,9 @@ def dossier_text(dossier: dict) -> str:
                 for i, line in enumerate(src["lines"])]
         if frame["line_values"]:
             out.append("values on line {}: {}".format(
-                frame["line"], "; ".join(f"{v['expr']} = {cut(v['value'], PROMPT_VALUE)}" for v in frame["line_values"])))
+                frame["line"], "; ".join(show(v["expr"], v["value"], frame["index"]) for v in frame["line_values"])))
         if frame["locals"]:
-            out.append("other locals: " + "; ".join(f"{k} = {cut(v, PROMPT_VALUE)}" for k, v in frame["locals"].items()))
+            out.append("other locals: " + "; ".join(show(k, v, frame["index"]) for k, v in frame["locals"].items()))
         for called in frame["called_functions"]:
             out.append(f"source of {called['name']} ({called['display_file']}):")
             out += [f"{called['line'] + i}| {line}" for i, line in enumerate(called["lines"])]
@@ -168,7 +178,7 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
 
     reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (budget.deadline - time.monotonic()))
     seen_commands: set[str] = set()
-    shown_frames = {f["index"] for f in dossier["frames"] if not f["locals_cut"]}
+    shown_frames = frozenset(f["index"] for f in dossier["frames"] if not f["locals_cut"])
     shown_sources = {called["name"] for frame in dossier["frames"] for called in frame["called_functions"]}
     for turn in range(budget.max_turns):
         if time.monotonic() > budget.deadline - reserve:
@@ -181,7 +191,9 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
         if session.rerun is not None and session.rerun.stopped:
             grammar = without_commands(session.rerun.grammar, exclude)  # built from the live frames
         else:
-            grammar = step_grammar(session, exclude=exclude, shown_sources=frozenset(shown_sources))
+            on_crash = session.debugger.exception_index == session.debugger.top_exception
+            grammar = step_grammar(session, known=Known(exclude, frozenset(shown_sources),
+                                                        shown_frames if on_crash else frozenset()))
         text, generated, seconds = ask(grammar, STEP_TOKENS, budget.deadline - reserve / 2)
         thought, command = parse_step(text)
         if _state_key(session, command) in seen_commands:
@@ -273,7 +285,7 @@ def without_commands(grammar: str, names: frozenset[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def known_outputs(session: Session, seen: set[str], shown_frames: set[int]) -> frozenset[str]:
+def known_outputs(session: Session, seen: set[str], shown_frames: frozenset[int]) -> frozenset[str]:
     """Commands without arguments whose output the model already has in this state."""
     known = {c.name for c in COMMANDS if not c.args and _state_key(session, c.name) in seen}
     d = session.debugger
@@ -312,7 +324,11 @@ def make_diagnosis(text: str, shown: dict, dossier: dict) -> dict | None:
         "root_cause": answer["root_cause"], "fix": None, "source_window": source_window(filename, line, line_end),
     }
     if answer.get("new_code") is not None:
-        diagnosis["fix"] = check_fix(filename, line, line_end, answer["new_code"]).to_dict()
+        fix = check_fix(filename, line, line_end, answer["new_code"])
+        if fix.problem is None:  # the root cause is what the fix changes
+            line, line_end = fix.first, fix.last
+            diagnosis.update(line=line, line_end=line_end, source_window=source_window(filename, line, line_end))
+        diagnosis["fix"] = fix.to_dict()
         site = dossier["crash_site"]
         at_crash = site["file"] == filename and line <= site["line"] <= line_end
         if at_crash and dossier["assertion"]:

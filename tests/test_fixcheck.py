@@ -49,19 +49,19 @@ def test_applies_to_the_named_line_with_its_indentation(target):
 def test_reindents_an_unindented_block_keeping_relative_indents(target):
     fix = check_fix(str(target), 9, 12, "if values:\n    low, high = min(values), max(values)\n    return high - low")
     assert (fix.applies, fix.compiles, fix.problem) == (True, True, None)
-    assert fix.replacement == ("        if values:\n"
-                               "            low, high = min(values), max(values)\n"
-                               "            return high - low\n")
+    # Re-indented to the block's level; the unchanged `if` and `return` are left out of the fix.
+    assert (fix.first, fix.last) == (10, 11)
+    assert fix.replacement == "            low, high = min(values), max(values)\n"
     new = SOURCE.splitlines(keepends=True)
-    new[8:12] = fix.replacement.splitlines(keepends=True)
+    new[fix.first - 1:fix.last] = fix.replacement.splitlines(keepends=True)
     assert "".join(new).endswith("            return high - low\n\n        return None\n")
     compile("".join(new), "stats.py", "exec")
 
 
 def test_reindents_an_over_indented_replacement(target):
     fix = check_fix(str(target), 2, 3, "            total = sum(values)\n            count = len(values) or 1\n")
-    assert fix.replacement == "    total = sum(values)\n    count = len(values) or 1\n"
-    assert fix.compiles and fix.problem is None
+    assert fix.replacement == "    count = len(values) or 1\n"  # the unchanged first line left out
+    assert fix.compiles and fix.problem is None and (fix.first, fix.last) == (3, 3)
 
 
 def test_multi_line_range_is_replaced_whole(target):
@@ -106,6 +106,29 @@ def test_a_fix_that_changes_nothing_says_so(target, replacement):
     fix = check_fix(str(target), 4, 4, replacement)
     assert fix.problem == "the fix does not change the code"
     assert fix.diff == ""
+
+
+def test_a_whole_function_rewritten_to_change_one_line_names_that_line(target):
+    fix = check_fix(str(target), 1, 4, "def mean(values):\n    total = sum(values)\n    count = len(values) or 1\n"
+                                       "    return total / count\n")
+    assert (fix.first, fix.last, fix.problem) == (3, 3, None)
+    assert fix.replacement == "    count = len(values) or 1\n"
+    assert fix.diff.count("\n-") == 1 and "-    count = len(values)\n" in fix.diff
+
+
+def test_an_inserted_line_keeps_the_named_lines_as_its_anchor(target):
+    fix = check_fix(str(target), 2, 3, "total = sum(values)\nassert values\ncount = len(values)")
+    assert (fix.first, fix.last, fix.problem) == (2, 3, None)
+
+
+@pytest.mark.parametrize("first, last, replacement", [
+    (1, 4, 'def mean(values):\n    """Average."""\n    total = sum(values)\n    count = len(values)\n'
+           '    return total / count\n'),
+    (4, 4, "return (total\n        / count)  # same thing"),
+])
+def test_a_fix_that_changes_only_layout_or_docstrings_says_so(target, first, last, replacement):
+    fix = check_fix(str(target), first, last, replacement)
+    assert fix.problem == "the fix changes only layout or docstrings, not what the code does"
 
 
 def test_blank_first_line_in_the_range_keeps_the_code_indented(target):

@@ -11,7 +11,7 @@ from autodbg.debugger.commands import COMMANDS_BY_NAME, Session, parse
 from autodbg.debugger.core import PostMortem
 from autodbg.investigate import STEP_TOKENS
 from autodbg.llm.engine import Engine, free_cores
-from autodbg.llm.grammar import answer_grammar, frame_names, number_range, step_grammar
+from autodbg.llm.grammar import Known, answer_grammar, frame_names, number_range, step_grammar
 
 
 class Order:
@@ -96,6 +96,13 @@ def test_grammar_offers_only_what_exists():
     assert not {"cmd-where", "cmd-up", "cmd-down"} & set(rules)  # the evidence is the stack; `frame N` moves
     current = str(checkout_session.debugger.curindex)
     assert f'"{current}"' not in rules["cmd-frame"] and "cmd-frame" in rules  # selecting it again shows nothing
+    stack = len(checkout_session.debugger.stack)
+    only_one = Known(frames=frozenset(range(1, stack)))  # the evidence showed all frames but frame 0
+    assert dict(line.split(" ::= ", 1) for line in step_grammar(checkout_session, known=only_one).splitlines())[
+        "cmd-frame"] == '"frame" " " (("0"))'
+    shown_all = Known(frames=frozenset(range(stack)), sources=frozenset({"recurse"}))
+    g = step_grammar(checkout_session, known=shown_all)
+    assert "cmd-frame" not in g and '"recurse"' not in g.split("cmd-source ::= ")[1].split("\n")[0]
     assert len(step_grammar(recursion_session)) < 20_000  # a 1000-frame stack stays small
 
 

@@ -311,3 +311,16 @@ def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):
     found = investigate(session, dossier, model, later())
     assert "deletes the line that crashed" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis["line"] == 8 and found.diagnosis["fix"]["problem"] is None
+
+
+def test_dossier_text_names_a_long_value_seen_in_an_earlier_frame_instead_of_repeating_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _, dossier = crashed_session(tmp_path, "app.py", (
+        "def last(rows):\n"
+        "    return rows[len(rows)]\n\n\n"
+        "def report(table):\n"
+        "    return last(table)\n\n\n"
+        "report([('alpha', 1), ('beta', 2), ('gamma', 3), ('delta', 4)])\n"))
+    values = [line for line in dossier_text(dossier).splitlines() if line.startswith(("values on", "other locals"))]
+    assert sum(line.count("= [('alpha', 1)") for line in values) == 1
+    assert any("table = (same as rows in frame" in line for line in values)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import inspect
 import json
+from dataclasses import dataclass
 
 from autodbg.debugger.commands import COMMANDS, Arg, Command, Session, statement_lines
 from autodbg.debugger.core import display_path, is_user_file
 from autodbg.debugger.safe_eval import SAFE_BUILTINS, is_secret_name
 
-THOUGHT_CHARS = 100
+THOUGHT_CHARS = 60  # a few words: longer thoughts cost seconds and only restate the evidence
 ROOT_CAUSE_CHARS = 240
 FIX_CHARS = 400
 MAX_NAMES = 200
@@ -158,11 +159,17 @@ def _defined_by_user(obj) -> bool:
 
 # --- grammars ----------------------------------------------------------------------------------
 
-def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exclude: frozenset[str] = frozenset(),
-                 shown_sources: frozenset[str] = frozenset()) -> str:
-    """Thought line, then one command valid in SESSION's current state (EXCLUDE: names of
-    commands not to offer now, because their output is already known; SHOWN_SOURCES: names
-    `source` need not show again)."""
+@dataclass(frozen=True)
+class Known:
+    """What the model has already seen, so the grammar does not offer to show it again."""
+    commands: frozenset[str] = frozenset()  # commands whose output is known in this state
+    sources: frozenset[str] = frozenset()  # names whose source was shown
+    frames: frozenset[int] = frozenset()  # frames whose lines and locals were shown
+
+
+def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, known: Known = Known()) -> str:
+    """Thought line, then one command valid in SESSION's current state that shows something
+    not KNOWN."""
     rules: dict[str, str] = {}
     names = frame_names(session)
     if names:
@@ -183,9 +190,9 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exc
         rules["expr"] = f"call | ref (\" \" ({alternatives(literal(o) for o in BINOPS)}) \" \" term)?"
     command_rules = []
     for command in commands:
-        if command.name in exclude:
+        if command.name in known.commands:
             continue
-        body = _command_rule(command, session, rules, shown_sources)
+        body = _command_rule(command, session, rules, known)
         if body is not None:
             rule = f"cmd-{command.name}"
             rules[rule] = body
@@ -198,7 +205,7 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, exc
     return "\n".join(header + [f"{name} ::= {body}" for name, body in rules.items()]) + "\n"
 
 
-def _command_rule(command: Command, session: Session, rules: dict[str, str], shown_sources: frozenset[str]) -> str | None:
+def _command_rule(command: Command, session: Session, rules: dict[str, str], known: Known) -> str | None:
     if not command.for_model or not command.available(session):
         return None
     debugger = session.debugger
@@ -208,7 +215,7 @@ def _command_rule(command: Command, session: Session, rules: dict[str, str], sho
             return None
         return head
     arg = command.args[0]
-    value = _arg_rule(arg, command, session, rules, shown_sources)
+    value = _arg_rule(arg, command, session, rules, known)
     if value is None:  # no value is valid now, and neither is the bare command
         return None
     if len(command.args) == 2:  # list FIRST [LAST]
@@ -216,15 +223,16 @@ def _command_rule(command: Command, session: Session, rules: dict[str, str], sho
     return f'{head} (" " {value})?' if arg.optional else f'{head} " " {value}'
 
 
-def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str], shown_sources: frozenset[str]) -> str | None:
+def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str], known: Known) -> str | None:
     debugger = session.debugger
     if arg.kind == "count":
         room = debugger.curindex if command.name == "up" else len(debugger.stack) - 1 - debugger.curindex
         if room <= 0:
             return None
         return number_range(1, room)
-    if arg.kind == "frame":  # any frame but the current one: selecting it again shows nothing new
-        ranges = [(0, debugger.curindex - 1), (debugger.curindex + 1, len(debugger.stack) - 1)]
+    if arg.kind == "frame":  # frames with something new to see: not the current one, nor ones shown
+        skip = sorted(known.frames | {debugger.curindex})
+        ranges = [(lo + 1, hi - 1) for lo, hi in zip([-1, *skip], [*skip, len(debugger.stack)])]
         parts = [number_range(lo, hi) for lo, hi in ranges if lo <= hi]
         return f"({' | '.join(parts)})" if parts else None
     if arg.kind == "exception":
@@ -237,7 +245,7 @@ def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str
     if arg.kind == "expr":
         return "expr" if "expr" in rules else None
     if arg.kind == "name":
-        names = [n for n in source_names(session) if n not in shown_sources]
+        names = [n for n in source_names(session) if n not in known.sources]
         return f"({alternatives(literal(n) for n in names)})" if names else None
     if arg.kind == "breakpoint":
         places = breakpoint_places(session)
