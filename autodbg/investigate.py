@@ -44,7 +44,8 @@ Each turn reply with exactly two lines:
 Thought: <the line or function you suspect, and what the command will show>
 Command: <one command>
 The evidence already shows the stack, the lines that ran and their values: do not ask for them again.
-Most useful: `source` of the function that made a wrong value, `print` of a value you were not shown.
+Most useful: `source` of the function that made a wrong value, `list` of lines you were not shown,
+`print` of a value you were not shown.
 Use `done` as soon as you know the root cause.
 When the values that went wrong are gone (a function already returned), and re-running is allowed,
 `break` where they were made, `rerun`, and inspect them there.
@@ -178,8 +179,10 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
 
     reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (budget.deadline - time.monotonic()))
     seen_commands: set[str] = set()
-    shown_frames = frozenset(f["index"] for f in dossier["frames"] if not f["locals_cut"])
+    shown_frames = frames_shown(session, dossier)
+    # Sources the evidence showed: functions it called on the failing lines, and the frames' own.
     shown_sources = {called["name"] for frame in dossier["frames"] for called in frame["called_functions"]}
+    shown_sources |= {frame["function"] for frame in dossier["frames"]}
     for turn in range(budget.max_turns):
         if time.monotonic() > budget.deadline - reserve:
             result.stopped_by = "time"
@@ -192,8 +195,9 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
             grammar = without_commands(session.rerun.grammar, exclude)  # built from the live frames
         else:
             on_crash = session.debugger.exception_index == session.debugger.top_exception
-            grammar = step_grammar(session, known=Known(exclude, frozenset(shown_sources),
-                                                        shown_frames if on_crash else frozenset()))
+            known = Known(exclude, frozenset(shown_sources), shown_frames if on_crash else frozenset(),
+                          frozenset((file, line) for file, line, _ in shown.values()))
+            grammar = step_grammar(session, known=known)
         text, generated, seconds = ask(grammar, STEP_TOKENS, budget.deadline - reserve / 2)
         thought, command = parse_step(text)
         if _state_key(session, command) in seen_commands:
@@ -239,6 +243,13 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
                          {"role": "user", "content": f"That fix is not usable: {diagnosis['fix']['problem']}. "
                                                      "Give the final answer as JSON again."}]
     return result
+
+
+def frames_shown(session: Session, dossier: dict) -> frozenset[int]:
+    """Frames of the crash whose lines and locals the evidence showed, including the calls a
+    recursion repeats (the evidence folds them into the one it shows)."""
+    places = {(f["file"], f["line"], f["function"]) for f in dossier["frames"] if not f["locals_cut"]}
+    return frozenset(e.index for e in session.debugger.stack if (e.filename, e.lineno, e.function) in places)
 
 
 TRIMMED = "[older output trimmed to fit the context]"

@@ -143,3 +143,14 @@ def test_source_offers_the_modules_functions_even_those_the_frame_never_calls():
     assert '"recurse"' in rules["cmd-source"] and '"Order"' in rules["cmd-source"]
     result = session.execute("source recurse")
     assert result.ok and "return recurse(n + 1)" in result.output
+
+
+def test_list_starts_only_at_lines_not_shown_yet():
+    session = crashed_sessions()[0]
+    here = session.debugger.current.filename
+    count = len(session.debugger.source_lines())
+    all_but_two = Known(lines=frozenset((here, n) for n in range(1, count + 1) if n not in (3, 7)))
+    rule = dict(line.split(" ::= ", 1) for line in step_grammar(session, known=all_but_two).splitlines())["cmd-list"]
+    assert rule.startswith('"list" " " (("3") | ("7")) ')  # a FIRST line is required, and must be new
+    everything = Known(lines=frozenset((here, n) for n in range(1, count + 1)))
+    assert "cmd-list" not in step_grammar(session, known=everything)

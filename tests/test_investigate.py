@@ -18,7 +18,7 @@ from rich.console import Console
 from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import build_dossier
-from autodbg.investigate import SYSTEM_PROMPT, TRIMMED, Budget, dossier_text, investigate
+from autodbg.investigate import SYSTEM_PROMPT, TRIMMED, Budget, dossier_text, frames_shown, investigate
 from autodbg.llm.engine import Completion, EngineError
 from autodbg.report import SummaryView
 from conftest import clean_env
@@ -324,3 +324,14 @@ def test_dossier_text_names_a_long_value_seen_in_an_earlier_frame_instead_of_rep
     values = [line for line in dossier_text(dossier).splitlines() if line.startswith(("values on", "other locals"))]
     assert sum(line.count("= [('alpha', 1)") for line in values) == 1
     assert any("table = (same as rows in frame" in line for line in values)
+
+
+def test_frames_shown_include_the_calls_a_recursion_repeats(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    session, dossier = crashed_session(tmp_path, "app.py", (
+        "def depth(node):\n"
+        "    return 1 + depth(node)\n\n\n"
+        "depth({})\n"))
+    shown = frames_shown(session, dossier)
+    recursive = [e.index for e in session.debugger.stack if e.function == "depth"]
+    assert len(recursive) > 100 and set(recursive) <= shown

@@ -57,6 +57,17 @@ def number_range(lo: int, hi: int) -> str:
     return "(" + " | ".join(parts) + ")"
 
 
+def numbers(values: list[int]) -> str:
+    """A GBNF alternation accepting exactly the sorted VALUES (kept small as runs)."""
+    runs: list[list[int]] = []
+    for n in values:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return "(" + " | ".join(number_range(lo, hi) for lo, hi in runs) + ")"
+
+
 def _same_length(a: str, b: str) -> list[str]:
     if a == b:
         return [literal(a)]
@@ -165,6 +176,7 @@ class Known:
     commands: frozenset[str] = frozenset()  # commands whose output is known in this state
     sources: frozenset[str] = frozenset()  # names whose source was shown
     frames: frozenset[int] = frozenset()  # frames whose lines and locals were shown
+    lines: frozenset[tuple[str, int]] = frozenset()  # (file, line) source lines shown
 
 
 def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, known: Known = Known()) -> str:
@@ -218,8 +230,13 @@ def _command_rule(command: Command, session: Session, rules: dict[str, str], kno
     value = _arg_rule(arg, command, session, rules, known)
     if value is None:  # no value is valid now, and neither is the bare command
         return None
-    if len(command.args) == 2:  # list FIRST [LAST]
-        return f'{head} (" " {value} (" " {value})?)?'
+    if len(command.args) == 2:  # list FIRST [LAST]: starting at a line not shown yet, when some were
+        filename = debugger.current.filename
+        shown = {line for file, line in known.lines if file == filename}
+        if not shown:
+            return f'{head} (" " {value} (" " {value})?)?'
+        unseen = [n for n in range(1, len(debugger.source_lines()) + 1) if n not in shown]
+        return f'{head} " " {numbers(unseen)} (" " {value})?' if unseen else None
     return f'{head} (" " {value})?' if arg.optional else f'{head} " " {value}'
 
 
