@@ -7,6 +7,7 @@ model is anything with the `Engine.complete` signature (tests use a scripted sta
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import time
@@ -19,7 +20,7 @@ from autodbg.debugger.safe_eval import cut
 from autodbg.fixcheck import check_fix, does_nothing
 from autodbg.settings import DEFAULT_TURNS
 from autodbg.llm.engine import EngineError
-from autodbg.llm.grammar import THOUGHT_CHARS, Known, answer_grammar, answer_max_chars, step_grammar
+from autodbg.llm.grammar import THOUGHT_CHARS, Known, answer_grammar, answer_max_chars, source_names, step_grammar
 
 MAX_GENERATED_TOKENS = 1500
 PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
@@ -159,9 +160,16 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
     ON_STEP gets each transcript entry as it happens, then None while the answer is written."""
     result = Investigation()
     shown = shown_source(dossier)
+    # Sources the evidence showed: functions it called on the failing lines, and the frames' own.
+    shown_sources = {called["name"] for frame in dossier["frames"] for called in frame["called_functions"]}
+    shown_sources |= {frame["function"] for frame in dossier["frames"]}
+    ask_first = "What is your first command?"
+    unseen = unseen_sources(session, shown, shown_sources) if budget.max_turns else []
+    if unseen:  # where a wrong value was made, most often: what the session can show and the evidence cannot
+        ask_first = f"Used by the code above, source not shown: {', '.join(unseen)}.\n{ask_first}"
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": dossier_text(dossier) + "\n\nWhat is your first command?"},
+        {"role": "user", "content": dossier_text(dossier) + "\n\n" + ask_first},
     ]
 
     def ask(grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> tuple[str, int, float]:
@@ -180,9 +188,6 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
     reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (budget.deadline - time.monotonic()))
     seen_commands: set[str] = set()
     shown_frames = frames_shown(session, dossier)
-    # Sources the evidence showed: functions it called on the failing lines, and the frames' own.
-    shown_sources = {called["name"] for frame in dossier["frames"] for called in frame["called_functions"]}
-    shown_sources |= {frame["function"] for frame in dossier["frames"]}
     for turn in range(budget.max_turns):
         if time.monotonic() > budget.deadline - reserve:
             result.stopped_by = "time"
@@ -243,6 +248,25 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
                          {"role": "user", "content": f"That fix is not usable: {diagnosis['fix']['problem']}. "
                                                      "Give the final answer as JSON again."}]
     return result
+
+
+UNSEEN_SOURCES = 6
+
+
+def unseen_sources(session: Session, shown: dict, shown_sources: set[str]) -> list[str]:
+    """User functions, classes and methods the shown lines use, whose source was not shown;
+    not tests (they are the specification) nor exception classes (they only carry the error)."""
+    code = "\n".join(text for _, _, text in shown.values())
+    frame = session.debugger.current.frame
+    names = []
+    for name in source_names(session):
+        value = frame.f_locals.get(name, frame.f_globals.get(name))
+        if (name in shown_sources or name.rsplit(".", 1)[-1].startswith("test")
+                or (inspect.isclass(value) and issubclass(value, BaseException))):
+            continue
+        if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", code):
+            names.append(name)
+    return names[:UNSEEN_SOURCES]
 
 
 def frames_shown(session: Session, dossier: dict) -> frozenset[int]:

@@ -335,3 +335,45 @@ def test_frames_shown_include_the_calls_a_recursion_repeats(tmp_path, monkeypatc
     shown = frames_shown(session, dossier)
     recursive = [e.index for e in session.debugger.stack if e.function == "depth"]
     assert len(recursive) > 100 and set(recursive) <= shown
+
+
+UNSEEN = '''\
+def parse(text):
+    return [int(x) for x in text.split(",")][1:]
+
+
+def mean(values):
+    return sum(values) / len(values)
+
+
+def test_mean():
+    values = parse("42")
+    assert mean(values) == 42
+
+
+def main():
+    values = parse("42")
+    print(mean(values))
+
+
+main()
+'''
+
+
+def test_scripted_first_prompt_names_functions_used_but_not_shown(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    session, dossier = crashed_session(tmp_path, "app.py", UNSEEN)
+    model = ScriptedStandInModel(["Thought: x\nCommand: source parse", "Thought: y\nCommand: done",
+                                  answer(first="app.py:2| return [int(x) for x in text.split(\",\")][1:]",
+                                         last="app.py:2| return [int(x) for x in text.split(\",\")][1:]",
+                                         fix='    return [int(x) for x in text.split(",")]')])
+    found = investigate(session, dossier, model, later())
+    first_prompt = model.calls[0]["messages"][1]["content"]
+    # parse made the empty list; mean (a frame) and test_mean (a test: the specification) are not named.
+    assert first_prompt.endswith("Used by the code above, source not shown: parse.\nWhat is your first command?")
+    assert found.diagnosis["line"] == 2 and found.diagnosis["fix"]["problem"] is None
+    one_shot = ScriptedStandInModel([answer()])
+    budget = later()
+    budget.max_turns = 0
+    investigate(session, dossier, one_shot, budget)
+    assert "source not shown" not in one_shot.calls[0]["messages"][1]["content"]
