@@ -1,6 +1,6 @@
 """Model engine speed on this machine: worker start, model load, time to first token cold and
-warm (with and without the system prompt's state on disk), prompt and generation tokens/s, and
-peak memory of the parent and the worker. Prints numbers; run by hand, one model at a time:
+warm (with and without the system prompt's state on disk), prompt and generation tokens/s (free,
+and under the answer grammar), and peak memory of the parent and the worker. Prints numbers; run by hand, one model at a time:
 
     python bench/engine.py /work/bench-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf [...]
 """
@@ -20,12 +20,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from autodbg.debugger.commands import Session  # noqa: E402
 from autodbg.debugger.core import PostMortem  # noqa: E402
 from autodbg.evidence import build_dossier  # noqa: E402
-from autodbg.investigate import SYSTEM_PROMPT, dossier_text  # noqa: E402
+from autodbg.investigate import SYSTEM_PROMPT, dossier_text, shown_source  # noqa: E402
 from autodbg.llm.engine import Engine, free_cores  # noqa: E402
+from autodbg.llm.grammar import answer_grammar, answer_max_chars  # noqa: E402
 
 
 def sample_messages() -> list[dict]:
     """The first prompt of a real investigation: system prompt and the dossier of a real crash."""
+    return sample_crash()[0]
+
+
+def sample_crash() -> tuple[list[dict], list[str]]:
+    """sample_messages(), and the source lines the answer grammar lets the model quote."""
     def mean(values):
         total = sum(values)
         return total / len(values)
@@ -37,8 +43,9 @@ def sample_messages() -> list[dict]:
         mean(load("42"))
     except ZeroDivisionError as exc:
         dossier = build_dossier(Session(PostMortem(exc)))
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": dossier_text(dossier) + "\n\nWhat is your first command?"}]
+    return ([{"role": "system", "content": SYSTEM_PROMPT},
+             {"role": "user", "content": dossier_text(dossier) + "\n\nWhat is your first command?"}],
+            list(shown_source(dossier)))
 
 
 def peak_rss_kib(pid: int) -> int:
@@ -67,17 +74,23 @@ def first_token(model: Path, threads: int, cache_prefix: bool) -> dict:
             "worker_rss_mib": worker_rss / 1024}
 
 
-def generation_speed(model: Path, threads: int) -> tuple[float, float]:
+def generation_speed(model: Path, threads: int) -> tuple[float, float, float]:
+    """Prompt tokens/s; generation tokens/s free, and under the answer grammar (llama.cpp checks
+    every token of the vocabulary against a grammar at each step)."""
     engine = Engine(model, threads=threads, n_ctx=4096)
     engine.start()
-    messages = sample_messages()
+    messages, shown = sample_crash()
     done = engine.complete(messages, grammar=None, max_tokens=1, deadline=time.monotonic() + 600)
     prompt_speed = done.prompt_tokens_evaluated / done.seconds
     messages = messages + [{"role": "assistant", "content": "Thought: check the caller."},
                            {"role": "user", "content": "Explain the crash in detail."}]
     done = engine.complete(messages, grammar=None, max_tokens=96, temperature=0.0, deadline=time.monotonic() + 600)
+    free_speed = done.completion_tokens / done.seconds
+    messages = messages[:2] + [{"role": "user", "content": "Give the final answer as JSON now."}]
+    done = engine.complete(messages, grammar=answer_grammar(shown), max_tokens=answer_max_chars(shown),
+                           temperature=0.0, deadline=time.monotonic() + 600)
     engine.close()
-    return prompt_speed, done.completion_tokens / done.seconds
+    return prompt_speed, free_speed, done.completion_tokens / done.seconds
 
 
 def main(paths: list[str]) -> None:
@@ -89,7 +102,7 @@ def main(paths: list[str]) -> None:
             no_disk = first_token(path, threads, cache_prefix=False)
             cold = first_token(path, threads, cache_prefix=True)  # evaluates and saves the system prompt
             warm = [first_token(path, threads, cache_prefix=True) for _ in range(3)]
-        prompt_tps, gen_tps = generation_speed(path, threads)
+        prompt_tps, gen_tps, grammar_tps = generation_speed(path, threads)
         w = {k: statistics.median(r[k] for r in warm) for k in ("spawn_and_load", "ttft", "crash_to_first_token", "evaluated")}
         print(f"\n{path.name}")
         print(f"  spawn+load (cold page cache first run)   {no_disk['spawn_and_load']:.2f} s  (llama load {no_disk['load']:.2f} s)")
@@ -98,7 +111,8 @@ def main(paths: list[str]) -> None:
         print(f"  first token, saving the state            {cold['ttft']:.2f} s  ({cold['evaluated']} evaluated)")
         print(f"  first token, system prompt from disk     {w['ttft']:.2f} s  ({w['evaluated']:.0f} evaluated, from_disk={warm[0]['from_disk']})  median of 3")
         print(f"  crash->first token, warm                 {w['crash_to_first_token']:.2f} s")
-        print(f"  prompt {prompt_tps:.0f} tokens/s, generation {gen_tps:.1f} tokens/s")
+        print(f"  prompt {prompt_tps:.0f} tokens/s, generation {gen_tps:.1f} tokens/s, "
+              f"under the answer grammar {grammar_tps:.1f} tokens/s")
         print(f"  peak RSS: worker {max(r['worker_rss_mib'] for r in warm + [cold, no_disk]):.0f} MiB, "
               f"parent {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
