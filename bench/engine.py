@@ -25,13 +25,9 @@ from autodbg.llm.engine import Engine, free_cores  # noqa: E402
 from autodbg.llm.grammar import answer_grammar, answer_max_chars  # noqa: E402
 
 
-def sample_messages() -> list[dict]:
-    """The first prompt of a real investigation: system prompt and the dossier of a real crash."""
-    return sample_crash()[0]
-
-
 def sample_crash() -> tuple[list[dict], list[str]]:
-    """sample_messages(), and the source lines the answer grammar lets the model quote."""
+    """The first prompt of a real investigation (system prompt and the dossier of a real crash),
+    and the source lines the answer grammar lets the model quote."""
     def mean(values):
         total = sum(values)
         return total / len(values)
@@ -63,7 +59,7 @@ def first_token(model: Path, threads: int, cache_prefix: bool) -> dict:
     engine.start()
     info = engine.wait_loaded(time.monotonic() + 300)
     loaded = time.monotonic()
-    done = engine.complete(sample_messages(), grammar=None, max_tokens=1, deadline=time.monotonic() + 600,
+    done = engine.complete(sample_crash()[0], grammar=None, max_tokens=1, deadline=time.monotonic() + 600,
                            cache_prefix_messages=1 if cache_prefix else 0)
     finished = time.monotonic()
     worker_rss = peak_rss_kib(engine.process.pid)

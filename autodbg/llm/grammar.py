@@ -248,10 +248,9 @@ def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str
             return None
         return number_range(1, room)
     if arg.kind == "frame":  # frames with something new to see: not the current one, nor ones shown
-        skip = sorted(known.frames | {debugger.curindex})
-        ranges = [(lo + 1, hi - 1) for lo, hi in zip([-1, *skip], [*skip, len(debugger.stack)])]
-        parts = [number_range(lo, hi) for lo, hi in ranges if lo <= hi]
-        return f"({' | '.join(parts)})" if parts else None
+        skip = known.frames | {debugger.curindex}
+        frames = [i for i in range(len(debugger.stack)) if i not in skip]
+        return numbers(frames) if frames else None
     if arg.kind == "exception":
         choices = [str(i) for i, c in enumerate(debugger.chain)
                    if c.exc.__traceback__ is not None and i != debugger.exception_index]
