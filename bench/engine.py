@@ -70,9 +70,9 @@ def first_token(model: Path, threads: int, cache_prefix: bool) -> dict:
             "worker_rss_mib": worker_rss / 1024}
 
 
-def generation_speed(model: Path, threads: int) -> tuple[float, float, float]:
-    """Prompt tokens/s; generation tokens/s free, and under the answer grammar (llama.cpp checks
-    every token of the vocabulary against a grammar at each step)."""
+def generation_speed(model: Path, threads: int) -> tuple[float, float, float, str]:
+    """Prompt tokens/s; generation tokens/s free, and under the answer grammar (a sampled token the
+    grammar refuses costs a grammar match of the whole vocabulary)."""
     engine = Engine(model, threads=threads, n_ctx=4096)
     engine.start()
     messages, shown = sample_crash()
@@ -86,7 +86,8 @@ def generation_speed(model: Path, threads: int) -> tuple[float, float, float]:
     done = engine.complete(messages, grammar=answer_grammar(shown), max_tokens=answer_max_chars(shown),
                            temperature=0.0, deadline=time.monotonic() + 600)
     engine.close()
-    return prompt_speed, free_speed, done.completion_tokens / done.seconds
+    return (prompt_speed, free_speed, done.completion_tokens / done.seconds,
+            f"{done.grammar_refusals} of {done.completion_tokens} tokens refused")
 
 
 def main(paths: list[str]) -> None:
@@ -98,7 +99,7 @@ def main(paths: list[str]) -> None:
             no_disk = first_token(path, threads, cache_prefix=False)
             cold = first_token(path, threads, cache_prefix=True)  # evaluates and saves the system prompt
             warm = [first_token(path, threads, cache_prefix=True) for _ in range(3)]
-        prompt_tps, gen_tps, grammar_tps = generation_speed(path, threads)
+        prompt_tps, gen_tps, grammar_tps, refusals = generation_speed(path, threads)
         w = {k: statistics.median(r[k] for r in warm) for k in ("spawn_and_load", "ttft", "crash_to_first_token", "evaluated")}
         print(f"\n{path.name}")
         print(f"  spawn+load (cold page cache first run)   {no_disk['spawn_and_load']:.2f} s  (llama load {no_disk['load']:.2f} s)")
@@ -108,7 +109,7 @@ def main(paths: list[str]) -> None:
         print(f"  first token, system prompt from disk     {w['ttft']:.2f} s  ({w['evaluated']:.0f} evaluated, from_disk={warm[0]['from_disk']})  median of 3")
         print(f"  crash->first token, warm                 {w['crash_to_first_token']:.2f} s")
         print(f"  prompt {prompt_tps:.0f} tokens/s, generation {gen_tps:.1f} tokens/s, "
-              f"under the answer grammar {grammar_tps:.1f} tokens/s")
+              f"under the answer grammar {grammar_tps:.1f} tokens/s ({refusals})")
         print(f"  peak RSS: worker {max(r['worker_rss_mib'] for r in warm + [cold, no_disk]):.0f} MiB, "
               f"parent {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 

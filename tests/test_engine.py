@@ -44,6 +44,21 @@ def test_load_complete_and_stream(tiny_model, state_home):
     assert done.completion_tokens >= 4 and done.prompt_tokens > 20
 
 
+def test_a_token_the_grammar_refuses_is_replaced_by_one_it_allows(tiny_model, state_home):
+    # The model would begin "Thought:"-style prose; this grammar allows none of its first choices,
+    # so the sampled token is refused and the whole vocabulary is matched instead.
+    digits = 'root ::= "7" [0-9] [0-9] "q" "z"'
+    free = {"role": "user", "content": "Say hello to me in a friendly way."}
+    with start(tiny_model) as engine:
+        constrained = engine.complete([SYSTEM, free], grammar=digits, max_tokens=20, deadline=soon(), temperature=1.0)
+        unconstrained = engine.complete([SYSTEM, free], grammar=None, max_tokens=5, deadline=soon())
+    assert constrained.finish_reason == "stop"
+    assert len(constrained.text) == 5 and constrained.text[0] == "7" and constrained.text[1:3].isdigit()
+    assert constrained.text.endswith("qz")
+    assert constrained.grammar_refusals >= 1
+    assert unconstrained.grammar_refusals == 0 and not unconstrained.text.startswith("7")
+
+
 def test_second_turn_evaluates_only_new_tokens(tiny_model, state_home):
     with start(tiny_model) as engine:
         first = engine.complete([SYSTEM, ASK], grammar=GRAMMAR, max_tokens=60, deadline=soon())

@@ -62,7 +62,7 @@ class ScriptedStandInModel:
     def complete(self, messages, *, grammar, max_tokens, deadline, cache_prefix_messages=0, seed=0, on_token=None):
         self.calls.append({"messages": [dict(m) for m in messages], "grammar": grammar, "max_tokens": max_tokens})
         text = self.replies.pop(0)
-        return Completion(text, "stop", 100, 10, 90, self.tokens, False, 0, 0.01)
+        return Completion(text, "stop", 100, 10, 90, self.tokens, False, 0, 0, 0.01)
 
 
 def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):

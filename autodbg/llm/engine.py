@@ -35,6 +35,7 @@ class Completion:
     completion_tokens: int
     system_prompt_from_disk: bool
     system_prompt_tokens: int  # length of the fixed prefix kept on disk (0: none)
+    grammar_refusals: int  # sampled tokens the grammar refused, so the whole vocabulary was matched
     seconds: float
 
 

@@ -10,13 +10,15 @@ file descriptors 1 and 2 are pointed at /dev/null so llama.cpp's own output goes
    "cache_prefix_messages": K}   (the first K messages are a fixed prefix kept on disk)
       -> {"event": "token", "text"} ... then {"event": "done", "text", "finish_reason",
           "prompt_tokens", "prompt_tokens_evaluated", "prompt_tokens_reused",
-          "completion_tokens", "system_prompt_from_disk", "system_prompt_tokens", "seconds"}
+          "completion_tokens", "system_prompt_from_disk", "system_prompt_tokens", "grammar_refusals",
+          "seconds"}
   {"op": "count_tokens", "messages"} -> {"ok": true, "tokens"}
 Any failure -> {"ok": false, "error": "one line"}; the worker then keeps serving.
 """
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import hashlib
 import json
@@ -75,51 +77,65 @@ class Worker:
                  seed: int = 0, messages: list[dict] | None = None, prompt: str | None = None,
                  cache_prefix_messages: int = 0) -> None:
         import llama_cpp
+        from autodbg.llm.sampling import Sampler
 
         if self.llm is None:
             raise RuntimeError("no model loaded")
         started = time.monotonic()
+        llm = self.llm
         tokens = self.tokens_for(messages, prompt)
-        if len(tokens) + max_tokens > self.llm.n_ctx():
-            raise RuntimeError(f"prompt of {len(tokens)} tokens does not fit the context of {self.llm.n_ctx()}")
-        # llama.cpp's own counters, read after the completion; it reports them as max(1, n), and a
-        # completion always evaluates at least one prompt token, so a reset makes them exact.
-        llama_cpp.llama_perf_context_reset(self.llm._ctx.ctx)
-        from_disk = False
-        prefix: list[int] = []
-        if cache_prefix_messages and messages and self.state_dir is not None:
-            prefix = self.tokens_for(messages[:cache_prefix_messages], None, generation_prompt=False)
-            if tokens[:len(prefix)] == prefix:
-                from_disk = self.restore_or_save_prefix(prefix)
-            else:
-                prefix = []  # the template renders the prefix differently inside the whole prompt
-        grammar_obj = None
-        if grammar:
-            check_grammar(self.llm, grammar)
-            grammar_obj = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
-        text_parts: list[str] = []
-        generated = 0
-        finish = "length"
-        stream = self.llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
-                                            seed=seed, grammar=grammar_obj, stream=True, top_k=40, top_p=0.95,
-                                            repeat_penalty=1.0)
-        for chunk in stream:
-            generated += 1  # one chunk per sampled token, some with empty text
-            choice = chunk["choices"][0]
-            if choice["text"]:
-                text_parts.append(choice["text"])
-                self.reply({"event": "token", "text": choice["text"]})
-            if choice.get("finish_reason"):
-                finish = choice["finish_reason"]
-        evaluated = llama_cpp.llama_perf_context(self.llm._ctx.ctx).n_p_eval
+        if len(tokens) + max_tokens > llm.n_ctx():
+            raise RuntimeError(f"prompt of {len(tokens)} tokens does not fit the context of {llm.n_ctx()}")
+        sampler = Sampler(llm, grammar, temperature, seed)  # first: an invalid grammar changes nothing
+        try:
+            live = _common_prefix(llm._input_ids.tolist(), tokens)  # already in the KV cache
+            from_disk = False
+            prefix: list[int] = []
+            if cache_prefix_messages and messages and self.state_dir is not None:
+                prefix = self.tokens_for(messages[:cache_prefix_messages], None, generation_prompt=False)
+                if tokens[:len(prefix)] == prefix:
+                    from_disk = self.restore_or_save_prefix(prefix)
+                else:
+                    prefix = []  # the template renders the prefix differently inside the whole prompt
+            kept = self.keep_prefix(tokens)
+            llm.eval(tokens[kept:])
+            reused = kept if from_disk else min(live, kept)  # not the prefix just evaluated to save it
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a character may span tokens
+            parts: list[str] = []
+            finish = "length"
+            generated = 0
+            while generated < max_tokens:
+                token = sampler.sample()
+                if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+                    finish = "stop"
+                    break
+                generated += 1
+                text = decoder.decode(llm.detokenize([token]))
+                if text:
+                    parts.append(text)
+                    self.reply({"event": "token", "text": text})
+                llm.eval([token])
+        finally:
+            sampler.close()
         self.reply({
-            "event": "done", "text": "".join(text_parts), "finish_reason": finish,
-            "prompt_tokens": len(tokens), "prompt_tokens_evaluated": evaluated,
-            "prompt_tokens_reused": len(tokens) - evaluated,
+            "event": "done", "text": "".join(parts), "finish_reason": finish,
+            "prompt_tokens": len(tokens), "prompt_tokens_evaluated": len(tokens) - reused,
+            "prompt_tokens_reused": reused,
             "completion_tokens": generated, "system_prompt_from_disk": from_disk,
-            "system_prompt_tokens": len(prefix),
+            "system_prompt_tokens": len(prefix), "grammar_refusals": sampler.refused,
             "seconds": round(time.monotonic() - started, 3),
         })
+
+    def keep_prefix(self, tokens: list[int]) -> int:
+        """Keep the KV cache's longest prefix of TOKENS, but at least the last token is evaluated:
+        its logits are what the first sample reads. Returns the tokens kept."""
+        llm = self.llm
+        keep = min(_common_prefix(llm._input_ids.tolist(), tokens), len(tokens) - 1)
+        if keep > 0 and llm._ctx.kv_cache_seq_rm(-1, keep, -1):
+            llm.n_tokens = keep
+            return keep
+        llm.reset()
+        return 0
 
     # --- prompt state on disk ----------------------------------------------------------------
 
@@ -176,16 +192,6 @@ def prune(directory: Path, limit: int) -> None:
             break
         p.unlink(missing_ok=True)
         total -= size
-
-
-def check_grammar(llm, grammar: str) -> None:
-    """Refuse a grammar llama.cpp cannot parse: handing it to the sampler would crash."""
-    import llama_cpp
-
-    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode("utf-8"), b"root")
-    if not sampler:
-        raise ValueError("invalid grammar")
-    llama_cpp.llama_sampler_free(sampler)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
