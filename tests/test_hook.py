@@ -277,6 +277,31 @@ def test_start_up_cost_is_two_tiny_modules():
     assert (run.stdout, run.stderr) == ("['autodbg', 'autodbg._boot']\n", "")
 
 
+@pytest.mark.parametrize("setting", [None, "0", "1", "yes"])
+@pytest.mark.parametrize("marker", [True, False], ids=["marker", "no-marker"])
+def test_the_pth_hooks_exactly_when_enabled_says_so(tmp_path, setting, marker):
+    # autodbg.pth inlines enabled()'s first rules, to import nothing where autodbg is off; both run
+    # here against the same prefix and variable.
+    prefix = tmp_path / "venv"
+    prefix.mkdir()
+    if marker:
+        (prefix / _boot.MARKER).write_text("")
+    pth_line = (REPO / "autodbg" / "_hook" / "autodbg.pth").read_text().splitlines()[-1]
+    program = (f"import sys, json\nsys.prefix = {str(prefix)!r}\n{pth_line}\n"
+               "from autodbg import _boot\n"
+               "print(json.dumps([_boot.enabled()[0], getattr(sys.excepthook, '_autodbg', False)]))\n")
+    run = run_py(["-S", "-c", program], env=clean_env(**({"AUTODBG": setting} if setting is not None else {})))
+    on, hooked = json.loads(run.stdout)
+    assert on == hooked == (setting == "1" or (setting != "0" and marker))
+
+
+def test_the_pth_imports_nothing_where_autodbg_is_off():
+    pth_line = (REPO / "autodbg" / "_hook" / "autodbg.pth").read_text().splitlines()[-1]
+    program = f"import os, sys\nbefore = set(sys.modules)\n{pth_line}\nprint(sorted(set(sys.modules) - before))\n"
+    run = run_py(["-S", "-c", program], env=clean_env(AUTODBG="0"))
+    assert (run.stdout, run.stderr) == ("[]\n", "")
+
+
 def test_the_start_file_names_install():
     # Python 3.15+ (PEP 829) calls this instead of running the .pth file's import line.
     entry = (REPO / "autodbg" / "_hook" / "autodbg.start").read_text().strip()
