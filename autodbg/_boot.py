@@ -141,7 +141,7 @@ def _investigate(exc, thread_name):
         if exc is None or exc is _handled or not should_investigate(exc):
             return
         _handled = exc
-        from autodbg.crash import handle_crash
+        from autodbg.pipeline import handle_crash
         if thread_name is None:
             handle_crash(exc)
         else:
@@ -153,7 +153,13 @@ def _investigate(exc, thread_name):
 
 
 def _report_internal_error(error):
+    """One line, or with AUTODBG_DEBUG=1 autodbg's own traceback, for a bug report."""
     try:
+        if os.environ.get("AUTODBG_DEBUG", "0") not in ("", "0"):
+            import traceback
+            sys.stderr.write("autodbg: internal error (AUTODBG_DEBUG=1):\n")
+            traceback.print_exception(type(error), error, error.__traceback__)
+            return
         message = " ".join(str(error).splitlines())
         what = f"{type(error).__name__}: {message}" if message else type(error).__name__
         sys.stderr.write(f"autodbg: internal error: {what}\n")

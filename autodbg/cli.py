@@ -36,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("autodbg: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # a bug or a broken install: still one line, never a traceback
+    except Exception as exc:  # a bug or a broken install: still one line, unless asked for more
+        from autodbg.settings import debug
+
+        if debug():
+            raise
         message = " ".join(str(exc).split())
         print(f"autodbg: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
         return 1

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fnmatch
-import io
 import json
 import os
 import re
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from autodbg.errors import AutodbgError
+from autodbg.fix.lines import python_lines, replace_lines
 
 CRASH_KINDS = ("exception", "assertion", "hang")
 
@@ -192,10 +192,9 @@ def run_test(case_dir: Path, timeout: float, env: dict[str, str] | None = None) 
 
 
 def read_lines(path: Path) -> list[str]:
-    """The lines of a text file with their endings, split where Python counts lines
-    (str.splitlines would also split at form feeds and other separators)."""
+    """The lines of a text file with their endings, split where Python counts lines."""
     with open(path, encoding="utf-8", newline="") as f:
-        return io.StringIO(f.read(), newline="").readlines()
+        return python_lines(f.read())
 
 
 def apply_fix(case_dir: Path, file: str, line: int, line_end: int, replacement: str) -> None:
@@ -204,13 +203,14 @@ def apply_fix(case_dir: Path, file: str, line: int, line_end: int, replacement: 
     target = (case_dir / file).resolve()
     if not target.is_relative_to(case_dir):
         raise AutodbgError(f"{file}: not inside the case folder")
-    lines = read_lines(target)
-    if not 1 <= line <= line_end <= len(lines):
-        raise AutodbgError(f"{file}: lines {line}-{line_end} are not within its {len(lines)} lines")
-    if replacement and not replacement.endswith("\n"):
-        replacement += "\n"
+    with open(target, encoding="utf-8", newline="") as f:
+        text = f.read()
+    try:
+        patched = replace_lines(text, line, line_end, replacement)
+    except ValueError as exc:
+        raise AutodbgError(f"{file}: {exc}") from None
     with open(target, "w", encoding="utf-8", newline="") as f:
-        f.write("".join(lines[:line - 1]) + replacement + "".join(lines[line_end:]))
+        f.write(patched)
 
 
 _FRAME_LINE = re.compile(r'  File "(?P<file>.+)", line (?P<line>\d+)(?:, in (?P<function>.+))?')

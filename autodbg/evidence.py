@@ -3,7 +3,8 @@
 For each user frame (innermost first): a numbered source window, the values of every name,
 attribute and subscript on the failing statement, the other locals, and the source of user
 functions called on that statement (their frames are gone when, say, `assert parse(s) == 3`
-fails). Returned as plain data: the rich report, the model prompt and the JSON report read it.
+fails). Returned as a `records.Dossier`: the rich report, the model prompt and the JSON report
+read it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ import ast
 import inspect
 import types
 
-from autodbg.debugger.commands import CommandError, Session
+from autodbg.debugger.commands import CommandError
 from autodbg.debugger.core import FrameEntry, display_path, is_user_file
 from autodbg.debugger.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
+from autodbg.debugger.session import Session
+from autodbg.records import (
+    CalledFunction, ChainLink, CrashSite, Dossier, ExceptionInfo, FrameEvidence, LineValue, SourceWindow,
+)
 
 MAX_FRAMES = 6  # user frames described in detail; the rest are counted
 CRASH_CONTEXT = 6  # source lines each side of the crash line
@@ -23,7 +28,7 @@ MAX_LOCALS = 20
 MAX_CALLED_SOURCE = 40  # lines of a called function's source
 
 
-def build_dossier(session: Session) -> dict:
+def build_dossier(session: Session) -> Dossier:
     debugger = session.debugger
     exc = debugger.chain[debugger.top_exception].exc
     stack = debugger.stack
@@ -33,25 +38,20 @@ def build_dossier(session: Session) -> dict:
     frames = []
     for i, entry in enumerate(shown[:MAX_FRAMES]):
         frame = _describe_frame(session, entry, crash=(i == 0), alive=alive)
-        frame["repeated"] = repeats[i]
+        frame.repeated = repeats[i]
         frames.append(frame)
     crash = user[0] if user else stack[-1]
-    return {
-        "exception": {
-            "type": type(exc).__qualname__,
-            "message": session.redactor.scrub(cut(_safe_str(exc), 1000)),
-            "title": session.redactor.scrub(cut(debugger.chain[debugger.top_exception].title, 1000)),
-        },
-        "chain": [
-            {"index": i, "title": session.redactor.scrub(cut(c.title, 300)), "relation": c.relation}
-            for i, c in enumerate(debugger.chain)
-        ],
-        "crash_site": {"file": crash.filename, "line": crash.lineno, "function": crash.function},
-        "frames": frames,
-        "folded_user_frames": max(0, len(shown) - MAX_FRAMES),
-        "library_frames": len(stack) - len(user),
-        "assertion": isinstance(exc, AssertionError),
-    }
+    scrub = session.redactor.scrub
+    return Dossier(
+        exception=ExceptionInfo(type(exc).__qualname__, scrub(cut(_safe_str(exc), 1000)),
+                                scrub(cut(debugger.chain[debugger.top_exception].title, 1000))),
+        chain=[ChainLink(i, scrub(cut(c.title, 300)), c.relation) for i, c in enumerate(debugger.chain)],
+        crash_site=CrashSite(crash.filename, crash.lineno, crash.function),
+        frames=frames,
+        folded_user_frames=max(0, len(shown) - MAX_FRAMES),
+        library_frames=len(stack) - len(user),
+        assertion=isinstance(exc, AssertionError),
+    )
 
 
 def fold_recursion(user: list[FrameEntry]) -> tuple[list[FrameEntry], list[int]]:
@@ -76,7 +76,7 @@ def _safe_str(exc: BaseException) -> str:
         return "<str() failed>"
 
 
-def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: set) -> dict:
+def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: set) -> FrameEvidence:
     lines = session.debugger.source_lines(entry)
     context = CRASH_CONTEXT if crash else CALLER_CONTEXT
     first = max(1, entry.lineno - context)
@@ -90,7 +90,7 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
             value = _value_text(session, entry, expr)
             if value.startswith("!NameError") or value.startswith("<module "):
                 continue  # a comprehension's own variable seen from outside, or an import: no evidence
-            line_values.append({"expr": expr, "value": value})
+            line_values.append(LineValue(expr, value))
             shown_names.add(expr)
         if can_run_user_code():
             called = _called_functions(session, entry, statement, alive)
@@ -100,20 +100,21 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
         if name not in shown_names
     }
     other_items = list(other.items())
-    return {
-        "index": entry.index,
-        "file": entry.filename,
-        "display_file": display_path(entry.filename),
-        "function": entry.function,
-        "line": entry.lineno,
-        "is_crash_frame": crash,
-        "code": session.redactor.scrub(lines[entry.lineno - 1].strip()) if 0 < entry.lineno <= len(lines) else "",
-        "source": {"first": first, "lines": [session.redactor.scrub(cut(l, 200)) for l in lines[first - 1:last]]},
-        "line_values": line_values,
-        "locals": {k: session.redactor.scrub(v) for k, v in other_items[:MAX_LOCALS]},
-        "locals_cut": max(0, len(other_items) - MAX_LOCALS),
-        "called_functions": called,
-    }
+    scrub = session.redactor.scrub
+    return FrameEvidence(
+        index=entry.index,
+        file=entry.filename,
+        display_file=display_path(entry.filename),
+        function=entry.function,
+        line=entry.lineno,
+        is_crash_frame=crash,
+        code=scrub(lines[entry.lineno - 1].strip()) if 0 < entry.lineno <= len(lines) else "",
+        source=SourceWindow(first, [scrub(cut(l, 200)) for l in lines[first - 1:last]]),
+        line_values=line_values,
+        locals={k: scrub(v) for k, v in other_items[:MAX_LOCALS]},
+        locals_cut=max(0, len(other_items) - MAX_LOCALS),
+        called_functions=called,
+    )
 
 
 def _value_text(session: Session, entry: FrameEntry, expr: str) -> str:
@@ -225,7 +226,7 @@ def _is_readable(node: ast.AST) -> bool:
     return False
 
 
-def _called_functions(session: Session, entry: FrameEntry, statement: ast.AST, alive: set) -> list[dict]:
+def _called_functions(session: Session, entry: FrameEntry, statement: ast.AST, alive: set) -> list[CalledFunction]:
     """Source of user functions called on the statement whose frames are gone."""
     out, seen = [], set()
     for node in _header_nodes(statement):
@@ -250,14 +251,14 @@ def _called_functions(session: Session, entry: FrameEntry, statement: ast.AST, a
             if source is None:
                 continue
             start, body = source
-            out.append({
-                "name": name,
-                "file": filename,
-                "display_file": display_path(filename),
-                "line": start,
-                "lines": [session.redactor.scrub(cut(l, 200)) for l in body[:MAX_CALLED_SOURCE]],
-                "lines_cut": max(0, len(body) - MAX_CALLED_SOURCE),
-            })
+            out.append(CalledFunction(
+                name=name,
+                file=filename,
+                display_file=display_path(filename),
+                line=start,
+                lines=[session.redactor.scrub(cut(l, 200)) for l in body[:MAX_CALLED_SOURCE]],
+                lines_cut=max(0, len(body) - MAX_CALLED_SOURCE),
+            ))
     return out
 
 

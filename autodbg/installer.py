@@ -212,9 +212,11 @@ def _model_row() -> tuple[str, str, str]:
     from autodbg.llm import download
     from autodbg.llm.registry import resolve_model
 
-    setting = os.environ.get("AUTODBG_MODEL")
-    source = f"AUTODBG_MODEL={setting}" if setting else "the default (AUTODBG_MODEL chooses another)"
+    from autodbg.settings import load_settings
+
     try:
+        setting = load_settings().model
+        source = f"AUTODBG_MODEL={setting}" if setting else "the default (AUTODBG_MODEL chooses another)"
         model = resolve_model(setting)
     except AutodbgError as exc:
         return ("model", "invalid", str(exc))
@@ -230,8 +232,10 @@ def _offer_model() -> None:
     """Offer to download the model now (the default one, or AUTODBG_MODEL's), not at a crash."""
     from autodbg.llm import download
     from autodbg.llm.registry import ModelSpec, resolve_model
+    from autodbg.settings import load_settings
 
-    model = resolve_model(os.environ.get("AUTODBG_MODEL"))
+    settings = load_settings()
+    model = resolve_model(settings.model)
     if not isinstance(model, ModelSpec):
         return  # the user's own .gguf file, or none
     if download.local_path(model) is not None:
@@ -239,7 +243,7 @@ def _offer_model() -> None:
         return
     pull = f"autodbg model pull {model.id}"
     can_ask = _boot.is_tty(sys.stdin) and _boot.is_tty(sys.stdout)
-    if model.package or not can_ask or os.environ.get("AUTODBG_DOWNLOAD") == "0":
+    if model.package or not can_ask or not settings.download:
         print(f"autodbg: {download.missing(model)}")
         return
     size = f" ({model.size / 1e9:.1f} GB)" if model.size else ""

@@ -15,6 +15,8 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
+from autodbg.records import Dossier, FrameEvidence, Result
+
 THEME = "ansi_dark"  # follows the terminal's palette
 
 
@@ -33,92 +35,87 @@ def source_block(lines: list[str], first: int, highlight: set[int] | None = None
 class EvidenceView:
     """The dossier: exception chain, then each user frame innermost first."""
 
-    def __init__(self, dossier: dict, title: str = "autodbg · evidence") -> None:
+    def __init__(self, dossier: Dossier, title: str = "autodbg · evidence") -> None:
         self.dossier = dossier
         self.title = title
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         d = self.dossier
         yield Rule(Text(self.title, style="bold"), style="red")
-        yield Text(d["exception"]["title"], style="bold red")
-        if len(d["chain"]) > 1:
-            for link in d["chain"]:
-                yield Text(f"  #{link['index']} {link['title']}  ({link['relation']})", style="dim")
-        for frame in d["frames"]:
+        yield Text(d.exception.title, style="bold red")
+        if len(d.chain) > 1:
+            for link in d.chain:
+                yield Text(f"  #{link.index} {link.title}  ({link.relation})", style="dim")
+        for frame in d.frames:
             yield Text("")
             yield from frame_view(frame)
         folded = []
-        if d["folded_user_frames"]:
-            folded.append(f"{d['folded_user_frames']} more user frames")
-        if d["library_frames"]:
-            folded.append(f"{d['library_frames']} library frames")
+        if d.folded_user_frames:
+            folded.append(f"{d.folded_user_frames} more user frames")
+        if d.library_frames:
+            folded.append(f"{d.library_frames} library frames")
         if folded:
             yield Text(f"({' and '.join(folded)} not shown)", style="dim")
 
 
-def frame_view(frame: dict) -> RenderResult:
-    role = "crash site" if frame["is_crash_frame"] else "called from here"
-    header = Text.assemble((f"{frame['display_file']}:{frame['line']}", "bold"),
-                           f" in {frame['function']}  ", (f"({role})", "dim"))
+def frame_view(frame: FrameEvidence) -> RenderResult:
+    role = "crash site" if frame.is_crash_frame else "called from here"
+    header = Text.assemble((f"{frame.display_file}:{frame.line}", "bold"),
+                           f" in {frame.function}  ", (f"({role})", "dim"))
     yield header
-    if frame.get("repeated"):
-        yield Text(f"  the same call repeats {frame['repeated']} more times above (recursion)", style="yellow")
-    src = frame["source"]
-    yield source_block(src["lines"], src["first"], {frame["line"]})
-    if frame["line_values"]:
+    if frame.repeated:
+        yield Text(f"  the same call repeats {frame.repeated} more times above (recursion)", style="yellow")
+    yield source_block(frame.source.lines, frame.source.first, {frame.line})
+    if frame.line_values:
         yield Text("  values on this line:", style="bold")
-        for item in frame["line_values"]:
-            yield Text.assemble("    ", (item["expr"], "cyan"), " = ", item["value"])
-    for called in frame["called_functions"]:
-        yield Text(f"  called on this line: {called['name']} ({called['display_file']}:{called['line']})", style="bold")
-        yield source_block(called["lines"], called["line"])
-    if frame["locals"]:
-        shown = ", ".join(f"{k} = {v}" for k, v in frame["locals"].items())
-        more = f" (+{frame['locals_cut']} more)" if frame["locals_cut"] else ""
+        for item in frame.line_values:
+            yield Text.assemble("    ", (item.expr, "cyan"), " = ", item.value)
+    for called in frame.called_functions:
+        yield Text(f"  called on this line: {called.name} ({called.display_file}:{called.line})", style="bold")
+        yield source_block(called.lines, called.line)
+    if frame.locals:
+        shown = ", ".join(f"{k} = {v}" for k, v in frame.locals.items())
+        more = f" (+{frame.locals_cut} more)" if frame.locals_cut else ""
         yield Text.assemble(("  other locals: ", "bold"), shown + more)
 
 
 class SummaryView:
     """The model's diagnosis: root cause, evidence, source, checked fix, footer."""
 
-    def __init__(self, result: dict) -> None:
+    def __init__(self, result: Result) -> None:
         self.result = result
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         r = self.result
-        diagnosis = r["diagnosis"]
-        parts: list = [Text("Root cause", style="bold"), Text(diagnosis["root_cause"])]
-        evidence = [t for t in r["transcript"] if t["valid"] and t["command"] != "done"]
+        diagnosis = r.diagnosis
+        parts: list = [Text("Root cause", style="bold"), Text(diagnosis.root_cause)]
+        evidence = [t for t in r.transcript if t.valid and t.command != "done"]
         if evidence:
             parts += [Text(""), Text("Evidence", style="bold")]
             for turn in evidence:
-                first_line = turn["output"].splitlines()[0] if turn["output"] else ""
-                parts.append(Text.assemble("  ", (turn["command"], "cyan"), "  → ", first_line[:120]))
-        window = diagnosis.get("source_window")
-        if window:
-            parts += [Text(""), Text(f"{diagnosis['display_file']}:{diagnosis['line']}", style="bold"),
-                      source_block(window["lines"], window["first"],
-                                   set(range(diagnosis["line"], diagnosis["line_end"] + 1)))]
-        fix = diagnosis.get("fix")
+                first_line = turn.output.splitlines()[0] if turn.output else ""
+                parts.append(Text.assemble("  ", (turn.command, "cyan"), "  → ", first_line[:120]))
+        window = diagnosis.source_window
+        parts += [Text(""), Text(f"{diagnosis.display_file}:{diagnosis.line}", style="bold"),
+                  source_block(window.lines, window.first, set(range(diagnosis.line, diagnosis.line_end + 1)))]
+        fix = diagnosis.fix
         parts.append(Text(""))
-        if fix and fix["problem"] is None:
+        if fix is not None and fix.usable:
             label = "Suggested fix (checked: applies and compiles"
-            label += ", verified by re-running)" if fix.get("verified") else ")"
-            parts += [Text(label, style="bold"), Syntax(fix["diff"].rstrip("\n"), "diff", theme=THEME, word_wrap=False)]
-            if "outcome" in fix:
-                parts.append(Text(fix["outcome"], style="green" if fix["verified"] else "yellow"))
+            label += ", verified by re-running)" if fix.verified else ")"
+            parts += [Text(label, style="bold"), Syntax(fix.diff.rstrip("\n"), "diff", theme=THEME, word_wrap=False)]
+            if fix.outcome is not None:
+                parts.append(Text(fix.outcome, style="green" if fix.verified else "yellow"))
         else:
-            reason = (fix or {}).get("problem") or "the model gave none"
+            reason = (fix.problem if fix is not None else None) or "the model gave none"
             parts.append(Text(f"No checked fix ({reason}).", style="yellow"))
         parts += [Text(""), Text(footer(r), style="dim")]
-        title = Text(f"autodbg · {r['dossier']['exception']['type']}", style="bold")
+        title = Text(f"autodbg · {r.dossier.exception.type}", style="bold")
         yield Panel(Group(*parts), title=title, title_align="left", border_style="red")
 
 
-def footer(result: dict) -> str:
-    model = result.get("model") or {}
-    timings = result.get("timings") or {}
-    turns = sum(1 for t in result.get("transcript", []) if t["command"] != "done")
-    reruns = f" · re-ran the program {result['reruns']}x (its side effects happened again)" if result.get("reruns") else ""
-    return (f"{model.get('id', '?')} · {turns} commands · {timings.get('total', 0):.1f}s{reruns} · "
-            "AUTODBG=0 turns autodbg off")
+def footer(result: Result) -> str:
+    model = result.model.id if result.model else "?"
+    turns = sum(1 for t in result.transcript if t.command != "done")
+    reruns = f" · re-ran the program {result.reruns}x (its side effects happened again)" if result.reruns else ""
+    return f"{model} · {turns} commands · {result.timings.total or 0:.1f}s{reruns} · AUTODBG=0 turns autodbg off"

@@ -7,12 +7,8 @@ model uses (read from a pipe too, so sessions can be scripted).
 from __future__ import annotations
 
 import argparse
-import builtins
 import os
-import runpy
 import sys
-import traceback
-import types
 
 from autodbg.errors import AutodbgError
 
@@ -31,111 +27,48 @@ def register(sub) -> None:
 
 
 def run_command(args) -> int:
+    from autodbg.program.target import Program, RecordingStdin, exit_status, print_user_traceback, run_program
+    from autodbg.settings import turned_off
+
     if args.module is None and not args.argv:
         raise AutodbgError("autodbg run needs a SCRIPT or -m MODULE")
     if args.module is None and not os.path.isfile(args.argv[0]):
         raise AutodbgError(f"no such script: {args.argv[0]}")
-    from autodbg.rerun import Program, RecordingStdin
-
-    program = Program(args.module, [args.module, *args.argv] if args.module else list(args.argv), os.getcwd())
+    program = Program.of_module(args.module, args.argv) if args.module else Program.script(args.argv)
     real_stdin, sys.stdin = sys.stdin, RecordingStdin(sys.stdin)
     try:
-        exc = run_program(args.module, args.argv)
+        exc = run_program(program)
     finally:
         program.stdin, sys.stdin = sys.stdin.text, real_stdin
-    if exc is None:
-        return 0
-    if isinstance(exc, SystemExit):
+    if exc is None or isinstance(exc, SystemExit):
         return exit_status(exc)
     print_user_traceback(exc)
-    if isinstance(exc, KeyboardInterrupt):
-        return 130
-    if os.environ.get("AUTODBG") == "0":  # everything off: just the traceback, as plain python
-        return 1
-    from autodbg.crash import explain, handle_crash
-    from autodbg.debugger.commands import Session
+    if isinstance(exc, KeyboardInterrupt) or turned_off():  # AUTODBG=0: just the traceback, as plain python
+        return exit_status(exc)
+    investigate_crash(exc, program, rerun_allowed=not args.no_rerun, interactive=args.interactive)
+    return exit_status(exc)
+
+
+def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, interactive: bool) -> None:
     from autodbg.debugger.core import PostMortem
-    from autodbg.rerun import RERUN_BUDGET, Rerun
+    from autodbg.debugger.session import Session
+    from autodbg.pipeline import explain, handle_crash
+    from autodbg.program.rerun import RERUN_BUDGET, Rerun
     from autodbg.settings import load_settings
 
     try:
         budget = min(RERUN_BUDGET, load_settings().timeout)
     except AutodbgError:
         budget = RERUN_BUDGET  # handle_crash reports the bad setting
-    rerun = None if args.no_rerun else Rerun(program, budget=budget)
+    rerun = Rerun(program, budget=budget) if rerun_allowed else None
     session = Session(PostMortem(exc), explain=explain, rerun=rerun)
     try:
         handle_crash(exc, session=session)
-        if args.interactive:
+        if interactive:
             interact(session)
     finally:
         if rerun is not None:
             rerun.stop()
-    return 1
-
-
-def run_program(module: str | None, argv: list[str]) -> BaseException | None:
-    """Run the program as `python` would, in this process; return what ended it, if anything."""
-    if module is not None:
-        sys.argv = [module, *argv]
-        sys.path.insert(0, os.getcwd())
-    else:
-        sys.argv = list(argv)
-        sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-    try:
-        if module is not None:
-            runpy.run_module(module, run_name="__main__", alter_sys=True)
-        else:
-            run_script(os.path.abspath(argv[0]))
-    except BaseException as exc:  # everything the program raises is the program's outcome
-        exc.__traceback__ = _without_our_frames(exc.__traceback__)
-        return exc
-    return None
-
-
-def run_script(path: str) -> None:
-    """Run PATH as `python PATH` does: in a fresh __main__, compiled with its absolute path,
-    sys.argv left as given (runpy.run_path would rewrite argv[0])."""
-    main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=path, __builtins__=builtins, __cached__=None)
-    sys.modules["__main__"] = main
-    with open(path, "rb") as f:
-        code = compile(f.read(), path, "exec", dont_inherit=True)
-    exec(code, main.__dict__)
-
-
-def _without_our_frames(tb):
-    """Drop the leading runpy/autodbg frames so the traceback reads as under plain `python`."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    runpy_file = os.path.abspath(runpy.__file__)
-    while tb is not None and tb.tb_next is not None:
-        filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
-        if not (filename.startswith(here) or filename == runpy_file or "<frozen runpy>" in filename):
-            break
-        tb = tb.tb_next
-    return tb
-
-
-def exit_status(exc: SystemExit) -> int:
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
-
-
-def print_user_traceback(exc: BaseException) -> None:
-    """The program's own excepthook if it set one, else Python's standard traceback."""
-    hook = sys.excepthook
-    if getattr(hook, "__module__", None) == "autodbg._boot":
-        hook = sys.__excepthook__
-    try:
-        hook(type(exc), exc, exc.__traceback__)
-    except Exception:
-        traceback.print_exception(type(exc), exc, exc.__traceback__)
-    sys.stderr.flush()
 
 
 def interact(session) -> None:

@@ -1,4 +1,5 @@
-"""The AUTODBG_* environment variables, read in one place and checked."""
+"""The AUTODBG_* environment variables, read in one place and checked (the start-up hook,
+`autodbg._boot`, reads AUTODBG itself: it must import nothing)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class Settings:
     threads: int | None  # AUTODBG_THREADS: ggml threads; None = the cores that are free
     download: bool  # AUTODBG_DOWNLOAD=0 forbids downloading a model at crash time
     turns: int  # AUTODBG_TURNS: debugger commands before the answer; 0 answers from the evidence alone
+    debug: bool  # AUTODBG_DEBUG=1: autodbg's own errors show their traceback (for bug reports)
 
 
 def load_settings(environ=os.environ) -> Settings:
@@ -31,7 +33,18 @@ def load_settings(environ=os.environ) -> Settings:
         threads=_number(environ, "AUTODBG_THREADS", None, int),
         download=environ.get("AUTODBG_DOWNLOAD", "1") != "0",
         turns=_number(environ, "AUTODBG_TURNS", DEFAULT_TURNS, int, allow_zero=True),
+        debug=debug(environ),
     )
+
+
+def turned_off(environ=os.environ) -> bool:
+    """AUTODBG=0: everything off, output byte-identical to plain Python."""
+    return environ.get("AUTODBG") == "0"
+
+
+def debug(environ=os.environ) -> bool:
+    """AUTODBG_DEBUG=1; read on its own because it must work when the other settings are bad."""
+    return environ.get("AUTODBG_DEBUG", "0") not in ("", "0")
 
 
 def _number(environ, name: str, default, kind, allow_zero: bool = False):

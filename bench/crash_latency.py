@@ -41,7 +41,7 @@ def one_crash(script: Path, env: dict[str, str]) -> tuple[float, float, float]:
     proc.wait()
     exited = time.monotonic_ns()
     if autodbg_line is None:
-        raise SystemExit("no autodbg output: is autodbg/crash.py there?")
+        raise SystemExit("no autodbg output: is autodbg/pipeline.py there?")
     return tuple((stamp - raised) / 1e6 for stamp in (first_line, autodbg_line, exited))
 
 

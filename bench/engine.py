@@ -17,12 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autodbg.debugger.commands import Session  # noqa: E402
 from autodbg.debugger.core import PostMortem  # noqa: E402
+from autodbg.debugger.grammar import answer_grammar, answer_max_chars  # noqa: E402
+from autodbg.debugger.session import Session  # noqa: E402
 from autodbg.evidence import build_dossier  # noqa: E402
-from autodbg.investigate import SYSTEM_PROMPT, dossier_text, shown_source  # noqa: E402
+from autodbg.investigate.loop import Seen  # noqa: E402
+from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text  # noqa: E402
 from autodbg.llm.engine import Engine, free_cores  # noqa: E402
-from autodbg.llm.grammar import answer_grammar, answer_max_chars  # noqa: E402
 
 
 def sample_crash() -> tuple[list[dict], list[str]]:
@@ -38,10 +39,11 @@ def sample_crash() -> tuple[list[dict], list[str]]:
     try:
         mean(load("42"))
     except ZeroDivisionError as exc:
-        dossier = build_dossier(Session(PostMortem(exc)))
+        session = Session(PostMortem(exc))
+        dossier = build_dossier(session)
     return ([{"role": "system", "content": SYSTEM_PROMPT},
              {"role": "user", "content": dossier_text(dossier) + "\n\nWhat is your first command?"}],
-            list(shown_source(dossier)))
+            list(Seen(session, dossier).lines))
 
 
 def peak_rss_kib(pid: int) -> int:

@@ -9,8 +9,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem
+from autodbg.debugger.session import Session
+from autodbg.llm.model import Completion, Model
 
 _counter = itertools.count()
 
@@ -54,3 +55,24 @@ def run(session: Session, line: str) -> str:
     result = session.execute(line)
     assert result.ok, f"{line!r} failed: {result.output}"
     return result.output
+
+
+class ScriptedStandInModel(Model):
+    """Not a model: replays fixed replies, recording what it was asked (for loop-logic tests)."""
+
+    def __init__(self, replies: list[str], tokens_per_reply: int = 10, context: int = 100_000) -> None:
+        self.replies = list(replies)
+        self.tokens = tokens_per_reply
+        self.context = context
+        self.calls: list[dict] = []
+
+    def context_size(self, deadline):
+        return self.context
+
+    def count_tokens(self, messages, deadline):
+        return sum(len(m["content"]) for m in messages) // 4  # a stand-in's estimate, not a tokenizer
+
+    def complete(self, messages, *, grammar, max_tokens, deadline, seed=0, cache_prefix_messages=0):
+        self.calls.append({"messages": [dict(m) for m in messages], "grammar": grammar, "max_tokens": max_tokens})
+        text = self.replies.pop(0)
+        return Completion(text, "stop", 100, 10, 90, self.tokens, False, 0, 0, 0.01)

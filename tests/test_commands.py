@@ -10,9 +10,8 @@ import sys
 
 import pytest
 
-from autodbg.debugger.commands import (
-    COMMANDS, COMMANDS_BY_NAME, MAX_CHARS, MAX_LINES, CommandError, Session, bound_output, parse,
-)
+from autodbg.debugger.commands import COMMANDS, COMMANDS_BY_NAME, MAX_CHARS, MAX_LINES, CommandError, bound_output, parse
+from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem, exception_chain, is_user_file
 from crashkit import line_of, load_program, run
 

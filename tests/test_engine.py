@@ -36,7 +36,7 @@ def test_load_complete_and_stream(tiny_model, state_home):
     tokens = []
     with start(tiny_model) as engine:
         info = engine.wait_loaded(soon())
-        assert info["ok"] and info["n_ctx"] == 1024 and info["chat_template"]
+        assert info["kind"] == "loaded" and info["n_ctx"] == 1024 and info["chat_template"]
         done = engine.complete([SYSTEM, ASK], grammar=GRAMMAR, max_tokens=60, deadline=soon(), on_token=tokens.append)
     assert done.finish_reason == "stop"
     assert "".join(tokens) == done.text

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from autodbg.debugger.commands import Session
+from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import (
     CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement,
@@ -107,7 +107,7 @@ def prog(tmp_path_factory):
 
 
 def dossier(prog, name, *args) -> dict:
-    return build_dossier(Session(PostMortem(prog.run(getattr(prog, name), *args))))
+    return build_dossier(Session(PostMortem(prog.run(getattr(prog, name), *args)))).to_json()
 
 
 def file_lines(prog) -> list[str]:
@@ -215,7 +215,7 @@ def test_frames_are_innermost_first(prog):
 def test_library_frames_are_counted_not_listed(prog):
     exc = prog.run(prog.decode, "{oops")
     session = Session(PostMortem(exc))
-    d = build_dossier(session)
+    d = build_dossier(session).to_json()
     assert [f["function"] for f in d["frames"]] == ["decode", "run"]
     assert d["library_frames"] == len(session.debugger.stack) - 2 >= 1
     assert d["crash_site"]["function"] == "decode"
@@ -235,7 +235,7 @@ def test_recursion_error_is_folded_and_small(prog):
     session = Session(PostMortem(exc))
     users = len(session.debugger.user_indexes())
     assert users >= 1000
-    d = build_dossier(session)
+    d = build_dossier(session).to_json()
     # The repeating call once, with how often it repeats, then where the recursion began.
     assert d["frames"][0]["function"] == "depth" and d["frames"][0]["repeated"] >= 998
     assert d["frames"][1]["function"] != "depth"

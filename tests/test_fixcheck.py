@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from autodbg.fixcheck import check_fix, reindent
+from autodbg.fix.check import check_fix, reindent
 
 SOURCE = """\
 def mean(values):

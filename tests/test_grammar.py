@@ -7,11 +7,12 @@ import time
 
 import pytest
 
-from autodbg.debugger.commands import COMMANDS_BY_NAME, Session, parse
+from autodbg.debugger.commands import COMMANDS_BY_NAME, parse
 from autodbg.debugger.core import PostMortem
-from autodbg.investigate import STEP_TOKENS
+from autodbg.debugger.grammar import Known, answer_grammar, frame_names, live_state, number_range, step_grammar
+from autodbg.debugger.session import Session
+from autodbg.investigate.loop import STEP_TOKENS
 from autodbg.llm.engine import Engine, free_cores
-from autodbg.llm.grammar import Known, answer_grammar, frame_names, number_range, step_grammar
 
 
 class Order:
@@ -59,7 +60,7 @@ def test_sampled_commands_are_valid_for_their_state(tiny_model, tmp_path, monkey
     with Engine(tiny_model, threads=free_cores(), n_ctx=2048) as engine:
         engine.start()
         for s_index, session in enumerate(sessions):
-            grammar = step_grammar(session)
+            grammar = step_grammar(live_state(session))
             names = set(frame_names(session))
             messages = [{"role": "system", "content": "Debug the crash. Reply with a thought and a command."},
                         {"role": "user", "content": f"{session.debugger.exception!r}. Commands: where, up, print EXPR, list."}]
@@ -86,7 +87,7 @@ def test_sampled_commands_are_valid_for_their_state(tiny_model, tmp_path, monkey
 
 def test_grammar_offers_only_what_exists():
     checkout_session, recursion_session, _, caller_session = crashed_sessions()
-    g = step_grammar(checkout_session)
+    g = step_grammar(live_state(checkout_session))
     rules = dict(line.split(" ::= ", 1) for line in g.splitlines())
     assert rules["name"] == '"order" | "prices" | "subtotal"'
     assert rules["attr"] == '"items" | "discount"'
@@ -98,12 +99,12 @@ def test_grammar_offers_only_what_exists():
     assert f'"{current}"' not in rules["cmd-frame"] and "cmd-frame" in rules  # selecting it again shows nothing
     stack = len(checkout_session.debugger.stack)
     only_one = Known(frames=frozenset(range(1, stack)))  # the evidence showed all frames but frame 0
-    assert dict(line.split(" ::= ", 1) for line in step_grammar(checkout_session, known=only_one).splitlines())[
+    assert dict(line.split(" ::= ", 1) for line in step_grammar(live_state(checkout_session), known=only_one).splitlines())[
         "cmd-frame"] == '"frame" " " (("0"))'
     shown_all = Known(frames=frozenset(range(stack)), sources=frozenset({"recurse"}))
-    g = step_grammar(checkout_session, known=shown_all)
+    g = step_grammar(live_state(checkout_session), known=shown_all)
     assert "cmd-frame" not in g and '"recurse"' not in g.split("cmd-source ::= ")[1].split("\n")[0]
-    assert len(step_grammar(recursion_session)) < 20_000  # a 1000-frame stack stays small
+    assert len(step_grammar(live_state(recursion_session))) < 20_000  # a 1000-frame stack stays small
 
 
 def test_number_range_accepts_exactly_the_range():
@@ -139,7 +140,7 @@ def test_every_model_command_comes_from_the_table(name):
 
 def test_source_offers_the_modules_functions_even_those_the_frame_never_calls():
     session = crashed_sessions()[0]  # in total_price, which never names recurse
-    rules = dict(line.split(" ::= ", 1) for line in step_grammar(session).splitlines())
+    rules = dict(line.split(" ::= ", 1) for line in step_grammar(live_state(session)).splitlines())
     assert '"recurse"' in rules["cmd-source"] and '"Order"' in rules["cmd-source"]
     result = session.execute("source recurse")
     assert result.ok and "return recurse(n + 1)" in result.output
@@ -150,7 +151,7 @@ def test_list_starts_only_at_lines_not_shown_yet():
     here = session.debugger.current.filename
     count = len(session.debugger.source_lines())
     all_but_two = Known(lines=frozenset((here, n) for n in range(1, count + 1) if n not in (3, 7)))
-    rule = dict(line.split(" ::= ", 1) for line in step_grammar(session, known=all_but_two).splitlines())["cmd-list"]
+    rule = dict(line.split(" ::= ", 1) for line in step_grammar(live_state(session), known=all_but_two).splitlines())["cmd-list"]
     assert rule.startswith('"list" " " (("3") | ("7")) ')  # a FIRST line is required, and must be new
     everything = Known(lines=frozenset((here, n) for n in range(1, count + 1)))
-    assert "cmd-list" not in step_grammar(session, known=everything)
+    assert "cmd-list" not in step_grammar(live_state(session), known=everything)

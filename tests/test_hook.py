@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import pkgutil
 import subprocess
 import sys
 import sysconfig
-from glob import glob
 
 import pytest
 
@@ -21,35 +21,35 @@ from conftest import REPO, clean_env, run_in_terminal, run_py
 
 CRASH = "def divide(a, b):\n    return a / b\n\ndivide(1, 0)\n"
 
-# Programs that replace autodbg.crash inside the crashing process itself: the thing under test is
+# Programs that replace autodbg.pipeline inside the crashing process itself: the thing under test is
 # _boot's wiring and guard, and these stand in for a crash handler that reports or breaks.
 REPORTING_HANDLER = """\
 import sys, types
 def handle_crash(exc, thread_name=None):
     print("HANDLED", type(exc).__name__, thread_name, file=sys.stderr)
-crash = types.ModuleType("autodbg.crash")
+crash = types.ModuleType("autodbg.pipeline")
 crash.handle_crash = handle_crash
-sys.modules["autodbg.crash"] = crash
+sys.modules["autodbg.pipeline"] = crash
 """
 BROKEN_HANDLER = """\
 import sys, types
 def handle_crash(exc, thread_name=None):
     raise RuntimeError("handler broke\\non two lines")
-crash = types.ModuleType("autodbg.crash")
+crash = types.ModuleType("autodbg.pipeline")
 crash.handle_crash = handle_crash
-sys.modules["autodbg.crash"] = crash
+sys.modules["autodbg.pipeline"] = crash
 """
 UNIMPORTABLE_HANDLER = """\
 import sys
-sys.modules["autodbg.crash"] = None  # as when autodbg's files are half removed: import fails
+sys.modules["autodbg.pipeline"] = None  # as when autodbg's files are half removed: import fails
 """
 INTERRUPTED_HANDLER = """\
 import sys, types
 def handle_crash(exc, thread_name=None):
     raise KeyboardInterrupt
-crash = types.ModuleType("autodbg.crash")
+crash = types.ModuleType("autodbg.pipeline")
 crash.handle_crash = handle_crash
-sys.modules["autodbg.crash"] = crash
+sys.modules["autodbg.pipeline"] = crash
 """
 # Counts our hooks: each one records the hook it wraps in __wrapped__.
 COUNT_HOOKS = """
@@ -107,7 +107,7 @@ def test_previous_excepthook_runs_first(tmp_path):
 @pytest.mark.parametrize("handler, our_line", [
     (BROKEN_HANDLER, "autodbg: internal error: RuntimeError: handler broke on two lines"),
     (UNIMPORTABLE_HANDLER, "autodbg: internal error: ModuleNotFoundError: "
-                           "import of autodbg.crash halted; None in sys.modules"),
+                           "import of autodbg.pipeline halted; None in sys.modules"),
 ])
 def test_a_failing_handler_adds_exactly_one_line(tmp_path, handler, our_line):
     script = tmp_path / "prog.py"
@@ -189,8 +189,13 @@ def test_thread_crash_gets_evidence_after_the_usual_message(threading_first):
 
 
 def _interpreters():
-    found = sorted(glob("/root/.pyenv/versions/3.1[0-3].*/bin/python"))
-    return found or [sys.executable]
+    """Every supported Python on PATH (python3.10 ... python3.13), and this one."""
+    found = {os.path.realpath(sys.executable): sys.executable}
+    for minor in range(10, 14):
+        path = shutil.which(f"python3.{minor}")
+        if path and subprocess.run([path, "-c", "pass"], capture_output=True).returncode == 0:
+            found.setdefault(os.path.realpath(path), path)
+    return sorted(found.values())
 
 
 @pytest.mark.parametrize("python", _interpreters())

@@ -15,13 +15,17 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from autodbg.debugger.commands import Session
+from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import build_dossier
-from autodbg.investigate import SYSTEM_PROMPT, TRIMMED, Budget, dossier_text, frames_shown, investigate
-from autodbg.llm.engine import Completion, EngineError
+from autodbg.investigate import Budget, investigate
+from autodbg.investigate.loop import TRIMMED, frames_shown
+from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
+from autodbg.llm.model import EngineError
+from autodbg.records import ModelInfo, Result, Timings
 from autodbg.report import SummaryView
 from conftest import clean_env
+from crashkit import ScriptedStandInModel
 
 PROGRAM = '''\
 def mean(values):
@@ -42,27 +46,6 @@ main()
 '''
 BUGGY = 'app.py:8| return scores[1:]'
 CRASH = 'app.py:3| return total / len(values)'
-
-
-class ScriptedStandInModel:
-    """Not a model: replays fixed replies, recording what it was asked (for loop-logic tests)."""
-
-    def __init__(self, replies: list[str], tokens_per_reply: int = 10, context: int = 100_000) -> None:
-        self.replies = list(replies)
-        self.tokens = tokens_per_reply
-        self.context = context
-        self.calls: list[dict] = []
-
-    def context_size(self, deadline):
-        return self.context
-
-    def count_tokens(self, messages, deadline):
-        return sum(len(m["content"]) for m in messages) // 4  # a stand-in's estimate, not a tokenizer
-
-    def complete(self, messages, *, grammar, max_tokens, deadline, cache_prefix_messages=0, seed=0, on_token=None):
-        self.calls.append({"messages": [dict(m) for m in messages], "grammar": grammar, "max_tokens": max_tokens})
-        text = self.replies.pop(0)
-        return Completion(text, "stop", 100, 10, 90, self.tokens, False, 0, 0, 0.01)
 
 
 def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):
@@ -96,12 +79,12 @@ def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):
                                   "Thought: look at it\nCommand: source load_scores",
                                   "Thought: found it\nCommand: done", answer()])
     found = investigate(session, dossier, model, later())
-    assert [t["command"] for t in found.transcript] == ["frame 5", "source load_scores", "done"]
-    assert all(t["valid"] for t in found.transcript)
+    assert [t.command for t in found.transcript] == ["frame 5", "source load_scores", "done"]
+    assert all(t.valid for t in found.transcript)
     assert found.stopped_by == "done"
     d = found.diagnosis
-    assert (d["display_file"], d["line"], d["line_end"]) == ("app.py", 8, 8)
-    assert d["fix"]["problem"] is None and "-    return scores[1:]" in d["fix"]["diff"] and "+    return scores" in d["fix"]["diff"]
+    assert (d.display_file, d.line, d.line_end) == ("app.py", 8, 8)
+    assert d.fix.problem is None and "-    return scores[1:]" in d.fix.diff and "+    return scores" in d.fix.diff
     # The step grammar was rebuilt after `frame 5` (the caller's names), the answer used the answer grammar.
     assert '"load_scores"' in model.calls[1]["grammar"] and model.calls[0]["grammar"] != model.calls[1]["grammar"]
     assert model.calls[-1]["grammar"].startswith('root ::= "{\\"root_cause')
@@ -123,7 +106,7 @@ def test_scripted_repeated_command_ends_the_turns(crash):
     session, dossier = crash
     model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", "Thought: a\nCommand: list 1 5", answer()])
     found = investigate(session, dossier, model, later())
-    assert found.stopped_by == "repeat" and [t["command"] for t in found.transcript] == ["list 1 5"]
+    assert found.stopped_by == "repeat" and [t.command for t in found.transcript] == ["list 1 5"]
     assert found.diagnosis is not None
 
 
@@ -132,7 +115,7 @@ def test_scripted_time_budget_goes_straight_to_the_answer(crash):
     model = ScriptedStandInModel([answer()])
     found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 1))
     assert found.stopped_by == "time" and found.transcript == []
-    assert found.diagnosis["line"] == 8
+    assert found.diagnosis.line == 8
 
 
 def test_scripted_token_budget(crash):
@@ -151,7 +134,7 @@ def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
     found = investigate(session, dossier, model, later())
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
     assert "does not compile" in retry_prompt
-    assert "does not compile" in found.diagnosis["fix"]["problem"]
+    assert "does not compile" in found.diagnosis.fix.problem
     text = render_summary(found, dossier)
     assert "No checked fix" in text and "does not compile" in text
     assert "+    return scores[1:" not in text
@@ -161,7 +144,7 @@ def test_scripted_invalid_fix_then_a_good_one(crash):
     session, dossier = crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix="    return scores[1:"), answer()])
     found = investigate(session, dossier, model, later())
-    assert found.diagnosis["fix"]["problem"] is None
+    assert found.diagnosis.fix.problem is None
     assert "Suggested fix" in render_summary(found, dossier)
 
 
@@ -202,12 +185,12 @@ def test_scripted_unparsable_command_is_recorded_invalid(crash):
     session, dossier = crash
     model = ScriptedStandInModel(["Thought: x\nCommand: launch rockets", "Thought: y\nCommand: done", answer()])
     found = investigate(session, dossier, model, later())
-    assert found.transcript[0]["valid"] is False and found.transcript[0]["output"].startswith("error:")
+    assert found.transcript[0].valid is False and found.transcript[0].output.startswith("error:")
 
 
 def render_summary(found, dossier) -> str:
-    result = {"dossier": dossier, "transcript": found.transcript, "diagnosis": found.diagnosis,
-              "model": {"id": "scripted"}, "timings": {"total": 1.0}}
+    result = Result("0", "3", [], "/", None, dossier, transcript=found.transcript, diagnosis=found.diagnosis,
+                    model=ModelInfo("scripted", "", None), timings=Timings(total=1.0))
     out = StringIO()
     Console(file=out, width=100, color_system=None, force_terminal=False).print(SummaryView(result))
     return out.getvalue()
@@ -301,7 +284,7 @@ def test_scripted_fix_that_rewrites_the_failing_assertion_is_refused(tmp_path, m
     model = ScriptedStandInModel(["Thought: x\nCommand: done", cheat, honest])
     found = investigate(session, dossier, model, later())
     assert "failing assertion, which is the specification" in model.calls[-1]["messages"][-1]["content"]
-    assert found.diagnosis["line"] == 2 and found.diagnosis["fix"]["problem"] is None
+    assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
 
 
 def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):
@@ -310,7 +293,7 @@ def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):
     model = ScriptedStandInModel(["Thought: x\nCommand: done", hide, answer()])
     found = investigate(session, dossier, model, later())
     assert "deletes the line that crashed" in model.calls[-1]["messages"][-1]["content"]
-    assert found.diagnosis["line"] == 8 and found.diagnosis["fix"]["problem"] is None
+    assert found.diagnosis.line == 8 and found.diagnosis.fix.problem is None
 
 
 def test_dossier_text_names_a_long_value_seen_in_an_earlier_frame_instead_of_repeating_it(tmp_path, monkeypatch):
@@ -371,7 +354,7 @@ def test_scripted_first_prompt_names_functions_used_but_not_shown(tmp_path, monk
     first_prompt = model.calls[0]["messages"][1]["content"]
     # parse made the empty list; mean (a frame) and test_mean (a test: the specification) are not named.
     assert first_prompt.endswith("Used by the code above, source not shown: parse.\nWhat is your first command?")
-    assert found.diagnosis["line"] == 2 and found.diagnosis["fix"]["problem"] is None
+    assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
     one_shot = ScriptedStandInModel([answer()])
     budget = later()
     budget.max_turns = 0

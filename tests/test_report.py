@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from autodbg.debugger.commands import Session
+from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import build_dossier
-from autodbg.fixcheck import check_fix
-from autodbg.investigate import source_window
+from autodbg.fix.check import check_fix
+from autodbg.investigate.answer import source_window
+from autodbg.records import ChainLink, Diagnosis, ModelInfo, Result, Timings, Turn
 from autodbg.report import EvidenceView, SummaryView, footer, make_console
 from crashkit import crash, load_program
 
@@ -96,10 +97,10 @@ def test_evidence_view_snapshot(dossier):
 
 
 def test_evidence_view_lists_chain_and_folded_frames(dossier):
-    dossier["chain"] = [{"index": 0, "title": "KeyError: 'port'", "relation": "cause of #1"},
-                        {"index": 1, "title": "ZeroDivisionError: division by zero", "relation": "raised"}]
-    dossier["folded_user_frames"] = 7
-    dossier["library_frames"] = 3
+    dossier.chain = [ChainLink(0, "KeyError: 'port'", "cause of #1"),
+                     ChainLink(1, "ZeroDivisionError: division by zero", "raised")]
+    dossier.folded_user_frames = 7
+    dossier.library_frames = 3
     lines = render(EvidenceView(dossier)).splitlines()
     assert lines[1:4] == ["ZeroDivisionError: division by zero",
                           "  #0 KeyError: 'port'  (cause of #1)",
@@ -107,27 +108,20 @@ def test_evidence_view_lists_chain_and_folded_frames(dossier):
     assert lines[-1] == "(7 more user frames and 3 library frames not shown)"
 
 
-def make_result(dossier, fix) -> dict:
+def result_for(dossier, transcript, diagnosis, model_id: str, total: float) -> Result:
+    return Result("0", "3", [], "/", None, dossier, transcript=transcript, diagnosis=diagnosis,
+                  model=ModelInfo(model_id, "", None), timings=Timings(total=total))
+
+
+def make_result(dossier, fix) -> Result:
     path = str(Path("crashy.py").resolve())
-    return {
-        "dossier": dossier,
-        "transcript": [
-            {"thought": "look", "command": "print count", "valid": True, "output": "count = 0",
-             "tokens": 10, "seconds": 0.5},
-            {"thought": "typo", "command": "print nope", "valid": False, "output": "error: NameError",
-             "tokens": 10, "seconds": 0.5},
-            {"thought": "caller", "command": "up", "valid": True,
-             "output": "frame 1: crashy.py:9 in main\n  9 -> return mean(scores)", "tokens": 10, "seconds": 0.5},
-            {"thought": "found it", "command": "done", "valid": True, "output": "", "tokens": 3, "seconds": 0.1},
-        ],
-        "diagnosis": {
-            "file": path, "display_file": "crashy.py", "line": 4, "line_end": 4,
-            "root_cause": "mean() divides by len(values), which is 0 for an empty list.",
-            "fix": fix, "source_window": source_window(path, 4, 4),
-        },
-        "model": {"id": "tiny-model"},
-        "timings": {"total": 12.34},
-    }
+    return result_for(dossier, [
+        Turn("look", "print count", True, "count = 0", 10, 0.5),
+        Turn("typo", "print nope", False, "error: NameError", 10, 0.5),
+        Turn("caller", "up", True, "frame 1: crashy.py:9 in main\n  9 -> return mean(scores)", 10, 0.5),
+        Turn("found it", "done", True, "", 3, 0.1),
+    ], Diagnosis(path, "crashy.py", 4, 4, "mean() divides by len(values), which is 0 for an empty list.", fix,
+                 source_window(path, 4, 4)), "tiny-model", 12.34)
 
 
 SUMMARY_HEAD = """\
@@ -157,8 +151,8 @@ SUMMARY_FOOT = """\
 
 
 def test_summary_view_with_a_checked_fix(dossier):
-    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0").to_dict()
-    assert fix["problem"] is None
+    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0")
+    assert fix.problem is None
     out = render(SummaryView(make_result(dossier, fix)))
     assert out.startswith(SUMMARY_HEAD)
     assert out.endswith(SUMMARY_FOOT)
@@ -179,8 +173,8 @@ def test_summary_view_with_a_checked_fix(dossier):
 
 
 def test_summary_view_with_a_verified_fix(dossier):
-    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0").to_dict()
-    fix["verified"] = True
+    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0")
+    fix.verified = True
     out = render(SummaryView(make_result(dossier, fix)))
     assert "│ Suggested fix (checked: applies and compiles, verified by re-running)" in out
 
@@ -191,18 +185,20 @@ def test_summary_view_without_a_fix(dossier):
 
 
 def test_summary_view_with_an_unusable_fix_says_why(dossier):
-    fix = check_fix("crashy.py", 4, 4, "return (total / count").to_dict()
-    assert fix["compiles"] is False
+    fix = check_fix("crashy.py", 4, 4, "return (total / count")
+    assert fix.compiles is False
     out = render(SummaryView(make_result(dossier, fix)), width=160)
-    assert f"No checked fix ({fix['problem']})." in out
+    assert f"No checked fix ({fix.problem})." in out
     assert "Suggested fix" not in out and "+++ b/crashy.py" not in out
 
 
-def test_footer():
-    assert footer({"model": {"id": "m"}, "timings": {"total": 1.26},
-                   "transcript": [{"command": "where"}, {"command": "done"}]}) == \
-        "m · 1 commands · 1.3s · AUTODBG=0 turns autodbg off"
-    assert footer({}) == "? · 0 commands · 0.0s · AUTODBG=0 turns autodbg off"
+def test_footer(dossier):
+    turns = [Turn("", "where", True, "", 1, 0.1), Turn("", "done", True, "", 1, 0.1)]
+    assert footer(result_for(dossier, turns, None, "m", 1.26)) == "m · 1 commands · 1.3s · AUTODBG=0 turns autodbg off"
+    bare = Result("0", "3", [], "/", None, dossier)
+    assert footer(bare) == "? · 0 commands · 0.0s · AUTODBG=0 turns autodbg off"
+    bare.reruns = 2
+    assert "re-ran the program 2x" in footer(bare)
 
 
 # --- markup-looking text is printed literally ----------------------------------------------------
@@ -233,22 +229,14 @@ def test_markup_in_exception_message_and_values_is_literal(markup_dossier):
 
 def test_markup_in_the_diagnosis_is_literal(markup_dossier, tmp_path):
     path = str(tmp_path / "markup_prog.py")
-    result = {
-        "dossier": markup_dossier,
-        "transcript": [{"thought": "t", "command": 'print d["[red]"]', "valid": True,
-                        "output": "[/bold] oops [link=x]", "tokens": 1, "seconds": 0.1}],
-        "diagnosis": {"file": path, "display_file": "markup_prog.py", "line": 3, "line_end": 3,
-                      "root_cause": f"the note {MARKUP} is wrong [/]", "fix": None,
-                      "source_window": source_window(path, 3, 3)},
-        "model": {"id": "[model]"},
-        "timings": {"total": 1.0},
-    }
+    result = result_for(markup_dossier, [Turn("t", 'print d["[red]"]', True, "[/bold] oops [link=x]", 1, 0.1)],
+                        Diagnosis(path, "markup_prog.py", 3, 3, f"the note {MARKUP} is wrong [/]", None,
+                                  source_window(path, 3, 3)), "[model]", 1.0)
     out = render(SummaryView(result), width=200)
     assert f"the note {MARKUP} is wrong [/]" in out
     assert 'print d["[red]"]  → [/bold] oops [link=x]' in out
     assert "[model] · 1 commands" in out
-    fix = check_fix(path, 3, 3, 'note = "[/x] [bold]"').to_dict()
-    result["diagnosis"]["fix"] = fix
+    result.diagnosis.fix = check_fix(path, 3, 3, 'note = "[/x] [bold]"')
     assert '+    note = "[/x] [bold]"' in render(SummaryView(result), width=200)
 
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from autodbg.debugger.commands import Session
+from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.debugger.safe_eval import (
     REDACTED, Evaluator, Redactor, Refused, TimeLimit, is_secret_name, safe_repr, time_limit,
@@ -642,14 +642,14 @@ def test_a_plain_key_is_not_redacted(secret_session, secrets_module):
     assert run(s, "print key") == "key = 'port'"
     assert "key = 'port'" in run(s, "locals").splitlines()
     assert run(s, "print config[key]") == "config[key] = None"
-    dossier = build_dossier(s)
+    dossier = build_dossier(s).to_json()
     values = {v["expr"]: v["value"] for v in dossier["frames"][0]["line_values"]}
     assert values["key"] == "'port'"
     assert values["config[key]"] == "None"
 
 
 def test_secret_values_never_appear_in_the_dossier(secret_session):
-    text = json.dumps(build_dossier(secret_session))
+    text = json.dumps(build_dossier(secret_session).to_json())
     assert_no_secret(text)
     assert REDACTED in text
 
@@ -662,7 +662,7 @@ def test_secret_in_an_exception_message_is_scrubbed(secrets_module, tmp_path):
     ''', "login_prog")
     s = Session(PostMortem(crash(module.login, "ann")))
     assert_no_secret(run(s, "exceptions"), ["msg-pw-value-3131"])
-    assert_no_secret(json.dumps(build_dossier(s)), ["msg-pw-value-3131"])
+    assert_no_secret(json.dumps(build_dossier(s).to_json()), ["msg-pw-value-3131"])
     assert "login failed for ann" in run(s, "exceptions")
 
 

@@ -1,7 +1,9 @@
-"""The command language: one table declares every command (name, arguments, help, executor).
+"""The command language: one table declares every command (name, arguments, help, executor, and
+how it behaves: when it can run, where, how often the model may use it).
 
-The parser, the help text and the model's grammar (`autodbg.llm.grammar`) are all generated from
-`COMMANDS`, so the three can never disagree. Every output is plain text and bounded in size.
+The parser, the help text and the model's grammar (`autodbg.debugger.grammar`) are all generated
+from `COMMANDS`, so they can never disagree; adding a command touches this table only. Every
+output is plain text and bounded in size.
 """
 
 from __future__ import annotations
@@ -10,14 +12,14 @@ import ast
 import inspect
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from autodbg.debugger.core import FrameEntry, Inspector, display_path, is_user_file, source_lines
-from autodbg.debugger.safe_eval import (
-    REDACTED, Evaluator, Redactor, Refused, TimeLimit, can_run_user_code, cut, is_secret_name,
-    check_expression, safe_repr, time_limit,
-)
+from autodbg.debugger.core import FrameEntry, display_path, is_user_file, source_lines
+from autodbg.debugger.safe_eval import Refused, TimeLimit, can_run_user_code, check_expression, cut, time_limit
+
+if TYPE_CHECKING:
+    from autodbg.debugger.session import Session
 
 MAX_LINES = 40
 MAX_CHARS = 3000
@@ -67,19 +69,50 @@ def _parse_arg(arg: Arg, text: str):
 
 # --- the table -------------------------------------------------------------------------------
 
+class ShownLine(NamedTuple):
+    """A source line a command showed: the model may quote it in its answer."""
+    file: str
+    line: int
+    code: str
+
+
+@dataclass(frozen=True)
+class Output:
+    """What an executor returns when it shows source lines (a plain str when it does not)."""
+    text: str
+    lines: tuple[ShownLine, ...] = ()
+
+
 @dataclass(frozen=True)
 class Command:
+    """One command, and everything that depends on which command it is."""
     name: str
     args: tuple[Arg, ...]
     help: str
-    run: Callable[..., str]
+    run: Callable[..., "str | Output"]
     for_model: bool = True  # offered to the model by the grammar
     ends_session: bool = False
-    available: Callable[["Session"], bool] = lambda s: True  # can it run in this session now?
+    needs: str = "crash"  # when it can run: crash (always), rerun (autodbg run, re-running allowed),
+    #                       breakpoints (and some set), stop (a re-run stopped at a breakpoint)
+    live: bool = False  # while a re-run is stopped, runs in its live frames instead of the crash's
+    resumes: bool = False  # lets a stopped re-run go on
+    back_to_crash: bool = False  # ends a re-run's stop first: it is about the crash's exceptions
+    needs_chain: bool = False  # offered to the model only when the crash has chained exceptions
+    limit: int | None = None  # times the model may use it in one investigation (re-runs cost time)
 
     @property
     def usage(self) -> str:
         return " ".join([self.name, *(a.usage for a in self.args)])
+
+    def available(self, s: "Session") -> bool:
+        """Whether it can run in session S now."""
+        if self.needs == "rerun":
+            return s.rerun is not None
+        if self.needs == "breakpoints":
+            return s.rerun is not None and bool(s.rerun.breakpoints)
+        if self.needs == "stop":
+            return s.live
+        return True
 
 
 def _where(s: "Session") -> str:
@@ -140,7 +173,7 @@ def _dir(s: "Session", expr: str) -> str:
     return f"dir({expr}): " + (", ".join(names) if names else "(no public attributes)")
 
 
-def _list(s: "Session", first: int | None = None, last: int | None = None) -> str:
+def _list(s: "Session", first: int | None = None, last: int | None = None) -> Output:
     entry = s.debugger.current
     lines = s.debugger.source_lines(entry)
     if not lines:
@@ -154,10 +187,11 @@ def _list(s: "Session", first: int | None = None, last: int | None = None) -> st
     if last < first:  # as in pdb: a LAST smaller than FIRST is a count
         last = first + last - 1
     first, last = max(first, 1), min(last, len(lines), first + MAX_LINES - 1)
-    return format_source(lines, first, last, entry.lineno)
+    shown = tuple(ShownLine(entry.filename, n, lines[n - 1]) for n in range(first, last + 1))
+    return Output(format_source(lines, first, last, entry.lineno), shown)
 
 
-def _source(s: "Session", name: str) -> str:
+def _source(s: "Session", name: str) -> Output:
     target = s.evaluate(name)
     target = getattr(target, "__func__", target)
     if not can_run_user_code():
@@ -173,7 +207,8 @@ def _source(s: "Session", name: str) -> str:
     body = [line.rstrip("\r\n") for line in lines]
     shown = min(len(body), MAX_LINES - 2)
     text = f"{display_path(filename)}:{start}\n" + format_source(body, 1, shown, None, offset=start - 1)
-    return text + (f"\n...[cut: {len(body) - shown} more lines]" if shown < len(body) else "")
+    text += f"\n...[cut: {len(body) - shown} more lines]" if shown < len(body) else ""
+    return Output(text, tuple(ShownLine(os.path.abspath(filename), start + i, body[i]) for i in range(shown)))
 
 
 def _exceptions(s: "Session") -> str:
@@ -234,41 +269,41 @@ def _done(s: "Session") -> str:
 COMMANDS: tuple[Command, ...] = (
     # The model is not offered where/up/down: its evidence already is the stack, and `frame N`
     # goes straight where up/down would take it turn by turn.
-    Command("where", (), "show the stack; > marks the current frame", _where, for_model=False),
+    Command("where", (), "show the stack; > marks the current frame", _where, for_model=False, live=True),
     Command("up", (Arg("N", "count", optional=True),), "move N frames toward the caller (default 1)", _up,
-            for_model=False),
+            for_model=False, live=True),
     Command("down", (Arg("N", "count", optional=True),), "move N frames toward the crash (default 1)", _down,
-            for_model=False),
-    Command("frame", (Arg("N", "frame"),), "select frame N (numbers as in `where`)", _frame),
-    Command("locals", (), "show the current frame's local variables", _locals),
-    Command("args", (), "show the current function's arguments", _args),
-    Command("print", (Arg("EXPR", "expr"),), "show the value of a read-only expression", _print),
-    Command("type", (Arg("EXPR", "expr"),), "show the type of an expression", _type),
-    Command("dir", (Arg("EXPR", "expr"),), "show the public attributes of an expression's value", _dir),
+            for_model=False, live=True),
+    Command("frame", (Arg("N", "frame"),), "select frame N (numbers as in `where`)", _frame, live=True),
+    Command("locals", (), "show the current frame's local variables", _locals, live=True),
+    Command("args", (), "show the current function's arguments", _args, live=True),
+    Command("print", (Arg("EXPR", "expr"),), "show the value of a read-only expression", _print, live=True),
+    Command("type", (Arg("EXPR", "expr"),), "show the type of an expression", _type, live=True),
+    Command("dir", (Arg("EXPR", "expr"),), "show the public attributes of an expression's value", _dir, live=True),
     Command("list", (Arg("FIRST", "line", optional=True), Arg("LAST", "line", optional=True)),
-            "show source lines of the current file (around the current line by default)", _list),
-    Command("source", (Arg("NAME", "name"),), "show the source of a function or class", _source),
-    Command("exceptions", (), "list the chained exceptions; > marks the current one", _exceptions),
-    Command("exception", (Arg("N", "exception"),), "switch to exception N of the chain", _exception),
+            "show source lines of the current file (around the current line by default)", _list, live=True),
+    Command("source", (Arg("NAME", "name"),), "show the source of a function or class", _source, live=True),
+    Command("exceptions", (), "list the chained exceptions; > marks the current one", _exceptions,
+            back_to_crash=True, needs_chain=True),
+    Command("exception", (Arg("N", "exception"),), "switch to exception N of the chain", _exception,
+            back_to_crash=True),
     Command("break", (Arg("LOCATION [if COND]", "breakpoint"),),
             "stop a re-run at FILE:LINE or at the start of FUNCTION (when COND is true)", _break,
-            available=lambda s: s.rerun is not None),
+            needs="rerun", limit=3),
     Command("rerun", (), "run the program again from the start, stopping at the breakpoints", _rerun,
-            available=lambda s: s.rerun is not None and bool(s.rerun.breakpoints)),
-    Command("continue", (), "let the re-run go on to the next breakpoint", _resume, available=lambda s: s.live),
+            needs="breakpoints", limit=2),
+    Command("continue", (), "let the re-run go on to the next breakpoint", _resume, needs="stop", live=True,
+            resumes=True, limit=4),
     Command("next", (), "run the current line of the re-run, stopping at the next line here", _resume,
-            available=lambda s: s.live),
+            needs="stop", live=True, resumes=True, limit=4),
     Command("step", (), "run the current line of the re-run, stopping in any function it calls", _resume,
-            available=lambda s: s.live),
+            needs="stop", live=True, resumes=True, limit=4),
     Command("done", (), "finish the investigation and give the diagnosis", _done, ends_session=True),
     Command("why", (), "hand the session to the model from here and print its diagnosis", _why, for_model=False),
     Command("help", (), "show this help", _help, for_model=False),
     Command("quit", (), "leave the debugger", _quit, for_model=False, ends_session=True),
 )
 COMMANDS_BY_NAME = {c.name: c for c in COMMANDS}
-# While a re-run is stopped, these run in its live frames instead of the crash's.
-LIVE_COMMANDS = {"where", "up", "down", "frame", "locals", "args", "print", "type", "dir", "list", "source",
-                 "continue", "next", "step"}
 
 
 def help_text(commands=COMMANDS) -> str:
@@ -295,140 +330,6 @@ def parse(line: str) -> tuple[Command, list]:
     if not required <= len(words) <= len(command.args):
         raise CommandError(f"usage: {command.usage}")
     return command, [_parse_arg(a, w) for a, w in zip(command.args, words)]
-
-
-# --- the session -----------------------------------------------------------------------------
-
-@dataclass
-class CommandResult:
-    line: str
-    ok: bool  # ran without error
-    output: str
-    ends_session: bool = False
-    valid: bool = True  # a command of the language (False: the parser refused it)
-
-
-@dataclass
-class Session:
-    """Runs command lines against a post-mortem debugger; every output is redacted and bounded."""
-
-    debugger: Inspector
-    redactor: Redactor = field(default_factory=Redactor)
-    explain: Callable[["Session"], str] | None = None  # runs `why`: set by `autodbg run --interactive`
-    rerun: "object | None" = None  # an autodbg.rerun.Rerun: set by `autodbg run` (re-running allowed)
-    live: bool = False  # this session is itself a re-run stopped at a breakpoint
-
-    def __post_init__(self) -> None:
-        for frame in self.debugger.all_frames():
-            self.redactor.learn_frame(frame)
-
-    def execute(self, line: str) -> CommandResult:
-        try:
-            command, values = parse(line)
-        except CommandError as exc:
-            return CommandResult(line, False, f"error: {exc}", valid=False)
-        if self.rerun is not None and self.rerun.stopped and command.name in LIVE_COMMANDS:
-            ok, output = self.rerun.send(line)  # runs in the re-run's live frames
-            return CommandResult(line, ok, bound_output(self.redactor.scrub(output)))
-        try:
-            if command.name in ("exceptions", "exception") and self.rerun is not None and self.rerun.stopped:
-                self.rerun.stop()  # back to the crash's own post-mortem
-            if not command.available(self) and command.run is not _resume:
-                raise CommandError(f"`{command.name}` needs `autodbg run` with re-running allowed"
-                                   if command.name in ("break", "rerun") and self.rerun is None
-                                   else f"`{command.name}` is not possible now")
-            output = command.run(self, *values)
-        except CommandError as exc:
-            return CommandResult(line, False, f"error: {self.redactor.scrub(str(exc))}")
-        return CommandResult(line, True, bound_output(self.redactor.scrub(output)), command.ends_session)
-
-    # --- helpers used by the executors ----------------------------------------------------------
-
-    def frame_locals(self, entry: FrameEntry | None = None) -> dict:
-        entry = entry or self.debugger.current
-        try:
-            return dict(entry.frame.f_locals)
-        except Exception:
-            return {}
-
-    def visible_locals(self, entry: FrameEntry | None = None) -> dict:
-        """Locals worth showing: for a module frame, its data, not its imports and definitions."""
-        values = self.frame_locals(entry)
-        return {k: v for k, v in values.items()
-                if k.isidentifier() and not k.startswith("__") and not _is_definition(v)}
-
-    def evaluate(self, expr: str, entry: FrameEntry | None = None):
-        entry = entry or self.debugger.current
-        evaluator = Evaluator(self.frame_locals(entry), entry.frame.f_globals)
-        try:
-            return evaluator.evaluate(expr)
-        except Refused as exc:
-            raise CommandError(f"refused: {exc}") from None
-        except TimeLimit:
-            raise CommandError("evaluation took too long") from None
-        except Exception as exc:
-            raise CommandError(f"{type(exc).__name__}: {cut(str(exc), 200)}") from None
-
-    def show(self, label: str, value) -> str:
-        """A value's repr, redacted when the name it was reached by looks secret."""
-        words = re.findall(r"[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"", label)
-        if any(is_secret_name(w.strip("'\"")) for w in words):
-            return REDACTED
-        return safe_repr(value)
-
-    def format_names(self, values: dict) -> str:
-        if not values:
-            return "(none)"
-        return "\n".join(f"{name} = {self.show(name, value)}" for name, value in values.items())
-
-    def move(self, delta: int) -> str:
-        target = self.debugger.curindex + delta
-        if not 0 <= target < len(self.debugger.stack):
-            at_edge = self.debugger.curindex == (0 if delta < 0 else len(self.debugger.stack) - 1)
-            if at_edge:
-                raise CommandError(f"already at the {'outermost' if delta < 0 else 'innermost'} frame")
-            raise CommandError(f"cannot move {abs(delta)} frames: frames are 0..{len(self.debugger.stack) - 1}")
-        self.debugger.select_frame(target)
-        return self.describe_frame(self.debugger.current)
-
-    def describe_frame(self, entry: FrameEntry) -> str:
-        lines = self.debugger.source_lines(entry)
-        code = lines[entry.lineno - 1].strip() if 0 < entry.lineno <= len(lines) else ""
-        kind = "" if entry.is_user else "  [library]"
-        return f"frame {entry.index}: {entry.location}{kind}\n  {entry.lineno} -> {code}"
-
-    def format_stack(self) -> str:
-        stack, current = self.debugger.stack, self.debugger.curindex
-        shown = fold_indexes(len(stack), current)
-        rows, pending_library = [], []
-
-        def flush_library():
-            if pending_library:
-                first, last = pending_library[0], pending_library[-1]
-                span = f"{first.index}" if first is last else f"{first.index}-{last.index}"
-                names = ", ".join(sorted({display_path(e.filename).rsplit("/", 1)[-1] for e in pending_library}))
-                rows.append(f"  {span} [{len(pending_library)} library frame(s): {cut(names, 120)}]")
-                pending_library.clear()
-
-        previous = -1
-        for i in shown:
-            if i != previous + 1:
-                flush_library()
-                rows.append(f"  ... {i - previous - 1} frames folded ({fold_summary(stack[previous + 1:i])}) ...")
-            previous = i
-            entry = stack[i]
-            if not entry.is_user and i != current:
-                pending_library.append(entry)
-                continue
-            flush_library()
-            mark = ">" if i == current else " "
-            lines = self.debugger.source_lines(entry)
-            code = lines[entry.lineno - 1].strip() if 0 < entry.lineno <= len(lines) else ""
-            rows.append(f"{mark} {i} {entry.location}" + ("" if entry.is_user else "  [library]"))
-            if code:
-                rows.append(f"      {cut(code, 160)}")
-        flush_library()
-        return "\n".join(rows)
 
 
 @dataclass(frozen=True)
@@ -501,10 +402,6 @@ def fold_summary(entries: list[FrameEntry]) -> str:
         counts[e.function] = counts.get(e.function, 0) + 1
     top = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
     return ", ".join(f"{name} x{n}" for name, n in top)
-
-
-def _is_definition(value) -> bool:
-    return inspect.ismodule(value) or inspect.isclass(value) or inspect.isfunction(value) or inspect.isbuiltin(value)
 
 
 def format_source(lines: list[str], first: int, last: int, current: int | None, offset: int = 0) -> str:

@@ -6,37 +6,16 @@ back. A dead or silent worker becomes an `EngineError`, never a lost report.
 
 from __future__ import annotations
 
-import json
 import os
-import selectors
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from autodbg.errors import AutodbgError
+from autodbg.channel import Channel, ChannelClosed, ChannelError, ChannelTimeout
+from autodbg.llm.model import Completion, EngineError, Model
 
 STATE_LIMIT = 256 << 20  # bytes of saved prompt state kept on disk
-
-
-class EngineError(AutodbgError):
-    """The model cannot answer: the worker died, timed out or refused the request."""
-
-
-@dataclass
-class Completion:
-    text: str
-    finish_reason: str
-    prompt_tokens: int
-    prompt_tokens_evaluated: int
-    prompt_tokens_reused: int
-    completion_tokens: int
-    system_prompt_from_disk: bool
-    system_prompt_tokens: int  # length of the fixed prefix kept on disk (0: none)
-    grammar_refusals: int  # sampled tokens the grammar refused, so the whole vocabulary was matched
-    seconds: float
 
 
 def free_cores() -> int:
@@ -78,7 +57,17 @@ def state_dir() -> Path:
     return Path(platformdirs.user_cache_dir("autodbg", appauthor=False)) / "prompt-state"
 
 
-class Engine:
+# Replies of the worker, by kind, and the fields each carries (see autodbg.llm.worker).
+REPLIES = {
+    "loaded": ("load_seconds", "n_ctx", "n_ctx_train", "chat_template"),
+    "token": ("text",),
+    "done": tuple(Completion.__dataclass_fields__),
+    "tokens": ("tokens",),
+    "error": ("error",),
+}
+
+
+class Engine(Model):
     """One worker process holding one loaded model."""
 
     def __init__(self, model_path: str | os.PathLike, *, threads: int, n_ctx: int, state_key: str = "") -> None:
@@ -87,9 +76,8 @@ class Engine:
         self.n_ctx = n_ctx
         self.state_key = state_key
         self.process: subprocess.Popen | None = None
+        self.channel: Channel | None = None
         self.info: dict | None = None
-        self._buffer = b""
-        self.started_at = 0.0
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -97,20 +85,20 @@ class Engine:
         """Start the worker and ask it to load the model; returns at once (loading overlaps
         with whatever the caller does next)."""
         env = {**os.environ, "AUTODBG": "0", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
-        self.started_at = time.monotonic()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autodbg.llm.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env=env, close_fds=True,
             start_new_session=True,  # the terminal's Ctrl-C reaches us, and we decide
         )
-        self._send({"op": "load", "path": self.model_path, "n_ctx": self.n_ctx, "threads": self.threads,
-                    "state_key": self.state_key, "state_dir": str(state_dir()), "state_limit": STATE_LIMIT})
+        self.channel = Channel(self.process.stdout.fileno(), self.process.stdin.fileno())
+        self._send("load", path=self.model_path, n_ctx=self.n_ctx, threads=self.threads, state_key=self.state_key,
+                   state_dir=str(state_dir()), state_limit=STATE_LIMIT)
 
     def wait_loaded(self, deadline: float) -> dict:
         if self.info is None:
             reply = self._receive(deadline)
-            if not reply.get("ok"):
-                raise EngineError(f"model failed to load: {reply.get('error', 'unknown error')}")
+            if reply["kind"] != "loaded":
+                raise EngineError(f"model failed to load: {reply.get('error', 'unexpected reply')}")
             self.info = reply
         return self.info
 
@@ -139,20 +127,19 @@ class Engine:
     # --- requests ----------------------------------------------------------------------------
 
     def complete(self, messages: list[dict], *, grammar: str | None, max_tokens: int, deadline: float,
-                 temperature: float = 0.2, seed: int = 0, cache_prefix_messages: int = 0,
+                 seed: int = 0, cache_prefix_messages: int = 0, temperature: float = 0.2,
                  on_token: Callable[[str], None] | None = None) -> Completion:
         self.wait_loaded(deadline)
-        self._send({"op": "complete", "messages": messages, "grammar": grammar, "max_tokens": max_tokens,
-                    "temperature": temperature, "seed": seed, "cache_prefix_messages": cache_prefix_messages})
+        self._send("complete", messages=messages, grammar=grammar, max_tokens=max_tokens, temperature=temperature,
+                   seed=seed, cache_prefix_messages=cache_prefix_messages)
         while True:
             reply = self._receive(deadline)
-            if reply.get("event") == "token":
+            if reply["kind"] == "token":
                 if on_token is not None:
                     on_token(reply["text"])
                 continue
-            if reply.get("event") == "done":
-                fields = {k: reply[k] for k in Completion.__dataclass_fields__}
-                return Completion(**fields)
+            if reply["kind"] == "done":
+                return Completion(**{k: reply[k] for k in Completion.__dataclass_fields__})
             raise EngineError(f"model error: {reply.get('error', 'unexpected reply')}")
 
     def context_size(self, deadline: float) -> int:
@@ -160,42 +147,35 @@ class Engine:
 
     def count_tokens(self, messages: list[dict], deadline: float) -> int:
         self.wait_loaded(deadline)
-        self._send({"op": "count_tokens", "messages": messages})
+        self._send("count_tokens", messages=messages)
         reply = self._receive(deadline)
-        if not reply.get("ok"):
-            raise EngineError(f"model error: {reply.get('error')}")
+        if reply["kind"] != "tokens":
+            raise EngineError(f"model error: {reply.get('error', 'unexpected reply')}")
         return reply["tokens"]
 
-    # --- pipe --------------------------------------------------------------------------------
+    # --- channel -----------------------------------------------------------------------------
 
-    def _send(self, message: dict) -> None:
+    def _send(self, kind: str, **fields) -> None:
         if self.process is None or self.process.poll() is not None:
             raise EngineError(self._death())
         try:
-            self.process.stdin.write((json.dumps(message) + "\n").encode())
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
+            self.channel.send(kind, **fields)
+        except ChannelClosed:
             raise EngineError(self._death()) from None
 
     def _receive(self, deadline: float) -> dict:
         if self.process is None:
             raise EngineError("model worker is not running")
-        stdout = self.process.stdout
-        with selectors.DefaultSelector() as selector:
-            selector.register(stdout, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self.close()
-                    raise EngineError("model did not answer in time")
-                if not selector.select(timeout=min(remaining, 0.5)):
-                    continue
-                chunk = os.read(stdout.fileno(), 65536)
-                if not chunk:
-                    raise EngineError(self._death())
-                self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
+        try:
+            return self.channel.receive(REPLIES, deadline)
+        except ChannelTimeout:
+            self.close()
+            raise EngineError("model did not answer in time") from None
+        except ChannelClosed:
+            raise EngineError(self._death()) from None
+        except ChannelError as exc:
+            self.close()
+            raise EngineError(f"model worker sent a bad reply: {exc}") from None
 
     def _death(self) -> str:
         if self.process is None:

@@ -1,19 +1,18 @@
 """The model worker: llama.cpp in its own process, so a segfault or abort() there cannot take
 the crashed program's report down. Run as `python -m autodbg.llm.worker`.
 
-Protocol: one JSON object per line on stdin (requests) and on the original stdout (replies);
-file descriptors 1 and 2 are pointed at /dev/null so llama.cpp's own output goes nowhere.
+Protocol (autodbg.channel, one JSON object per line): requests on stdin, replies on the original
+stdout; file descriptors 1 and 2 are pointed at /dev/null so llama.cpp's own output goes nowhere.
 
-  {"op": "load", "path", "n_ctx", "threads", "state_key", "state_dir", "state_limit"}
-      -> {"ok": true, "load_seconds", "n_ctx", "n_ctx_train", "chat_template"}
-  {"op": "complete", "messages" | "prompt", "grammar", "max_tokens", "temperature", "seed",
-   "cache_prefix_messages": K}   (the first K messages are a fixed prefix kept on disk)
-      -> {"event": "token", "text"} ... then {"event": "done", "text", "finish_reason",
-          "prompt_tokens", "prompt_tokens_evaluated", "prompt_tokens_reused",
-          "completion_tokens", "system_prompt_from_disk", "system_prompt_tokens", "grammar_refusals",
-          "seconds"}
-  {"op": "count_tokens", "messages"} -> {"ok": true, "tokens"}
-Any failure -> {"ok": false, "error": "one line"}; the worker then keeps serving.
+  load {path, n_ctx, threads, state_key, state_dir, state_limit}
+      -> loaded {load_seconds, n_ctx, n_ctx_train, chat_template}
+  complete {messages, grammar, max_tokens, temperature, seed, cache_prefix_messages: K}
+      (the first K messages are a fixed prefix kept on disk)
+      -> token {text} ... then done {text, finish_reason, prompt_tokens, prompt_tokens_evaluated,
+         prompt_tokens_reused, completion_tokens, system_prompt_from_disk, system_prompt_tokens,
+         grammar_refusals, seconds}
+  count_tokens {messages} -> tokens {tokens}
+Any failure -> error {error: one line}; the worker then keeps serving.
 """
 
 from __future__ import annotations
@@ -21,11 +20,12 @@ from __future__ import annotations
 import codecs
 import ctypes
 import hashlib
-import json
 import os
 import sys
 import time
 from pathlib import Path
+
+from autodbg.channel import Channel, ChannelClosed, ChannelError
 
 CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content']"
           " + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
@@ -60,22 +60,20 @@ class Worker:
         self.state_dir = Path(state_dir) if state_dir else None
         self.state_key = "|".join([state_key, str(n_ctx), llama_cpp.__version__])
         self.state_limit = state_limit
-        return {"ok": True, "load_seconds": round(time.monotonic() - started, 3), "n_ctx": self.llm.n_ctx(),
+        return {"kind": "loaded", "load_seconds": round(time.monotonic() - started, 3), "n_ctx": self.llm.n_ctx(),
                 "n_ctx_train": self.llm._model.n_ctx_train(), "chat_template": bool(template)}
 
-    def tokens_for(self, messages: list[dict] | None, prompt: str | None, generation_prompt: bool = True) -> list[int]:
-        if messages is not None:
-            self.formatter.add_generation_prompt = generation_prompt
-            prompt = self.formatter(messages=messages).prompt
+    def tokens_for(self, messages: list[dict], generation_prompt: bool = True) -> list[int]:
+        self.formatter.add_generation_prompt = generation_prompt
+        prompt = self.formatter(messages=messages).prompt
         add_bos = self.llm._model.add_bos_token() and not prompt.startswith(self.formatter.bos_token or "\0")
         return self.llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
 
     def count_tokens(self, messages: list[dict]) -> dict:
-        return {"ok": True, "tokens": len(self.tokens_for(messages, None))}
+        return {"kind": "tokens", "tokens": len(self.tokens_for(messages))}
 
-    def complete(self, grammar: str | None = None, max_tokens: int = 64, temperature: float = 0.2,
-                 seed: int = 0, messages: list[dict] | None = None, prompt: str | None = None,
-                 cache_prefix_messages: int = 0) -> None:
+    def complete(self, messages: list[dict], grammar: str | None, max_tokens: int, temperature: float,
+                 seed: int, cache_prefix_messages: int) -> None:
         import llama_cpp
         from autodbg.llm.sampling import Sampler
 
@@ -83,7 +81,7 @@ class Worker:
             raise RuntimeError("no model loaded")
         started = time.monotonic()
         llm = self.llm
-        tokens = self.tokens_for(messages, prompt)
+        tokens = self.tokens_for(messages)
         if len(tokens) + max_tokens > llm.n_ctx():
             raise RuntimeError(f"prompt of {len(tokens)} tokens does not fit the context of {llm.n_ctx()}")
         sampler = Sampler(llm, grammar, temperature, seed)  # first: an invalid grammar changes nothing
@@ -91,8 +89,8 @@ class Worker:
             live = _common_prefix(llm._input_ids.tolist(), tokens)  # already in the KV cache
             from_disk = False
             prefix: list[int] = []
-            if cache_prefix_messages and messages and self.state_dir is not None:
-                prefix = self.tokens_for(messages[:cache_prefix_messages], None, generation_prompt=False)
+            if cache_prefix_messages and self.state_dir is not None:
+                prefix = self.tokens_for(messages[:cache_prefix_messages], generation_prompt=False)
                 if tokens[:len(prefix)] == prefix:
                     from_disk = self.restore_or_save_prefix(prefix)
                 else:
@@ -113,12 +111,12 @@ class Worker:
                 text = decoder.decode(llm.detokenize([token]))
                 if text:
                     parts.append(text)
-                    self.reply({"event": "token", "text": text})
+                    self.reply({"kind": "token", "text": text})
                 llm.eval([token])
         finally:
             sampler.close()
         self.reply({
-            "event": "done", "text": "".join(parts), "finish_reason": finish,
+            "kind": "done", "text": "".join(parts), "finish_reason": finish,
             "prompt_tokens": len(tokens), "prompt_tokens_evaluated": len(tokens) - reused,
             "prompt_tokens_reused": reused,
             "completion_tokens": generated, "system_prompt_from_disk": from_disk,
@@ -203,31 +201,38 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     return n
 
 
+REQUESTS = {
+    "load": ("path", "n_ctx", "threads", "state_key", "state_dir", "state_limit"),
+    "complete": ("messages", "grammar", "max_tokens", "temperature", "seed", "cache_prefix_messages"),
+    "count_tokens": ("messages",),
+}
+
+
 def main() -> int:
-    out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    channel = Channel(0, os.dup(1))
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
 
     def reply(message: dict) -> None:
-        out.write(json.dumps(message) + "\n")
+        channel.send(**message)
 
     worker = Worker(reply)
-    for line in sys.stdin:
+    handlers = {"load": lambda r: reply(worker.load(**r)), "complete": lambda r: worker.complete(**r),
+                "count_tokens": lambda r: reply(worker.count_tokens(**r))}
+    while True:
         try:
-            request = json.loads(line)
-            op = request.pop("op")
-            if op == "load":
-                reply(worker.load(**request))
-            elif op == "complete":
-                worker.complete(**request)
-            elif op == "count_tokens":
-                reply(worker.count_tokens(**request))
-            else:
-                reply({"ok": False, "error": f"unknown op {op!r}"})
+            request = channel.receive(REQUESTS)
+        except ChannelClosed:
+            return 0
+        except ChannelError as exc:
+            reply({"kind": "error", "error": str(exc)})
+            continue
+        kind = request.pop("kind")
+        try:
+            handlers[kind](request)
         except Exception as exc:
-            reply({"ok": False, "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:500]})
-    return 0
+            reply({"kind": "error", "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:500]})
 
 
 if __name__ == "__main__":

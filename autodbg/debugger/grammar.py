@@ -1,10 +1,12 @@
-"""GBNF grammars built from the command table and the live debugger state.
+"""GBNF grammars built from the command table and the debugger's live state.
 
-A step grammar accepts one short thought line and then exactly one command that can run now:
-frame numbers within the stack, `up`/`down` only where there is somewhere to go, expressions
-rooted in names the current frame has, `list` lines within its file. The answer grammar accepts
-the final JSON, where the location must be one of the source lines the model was shown, quoted
-as `FILE:N| code`, so it can be neither invented nor off by one.
+`live_state()` reads what exists in a session right now (names, attributes, keys, sources,
+frames, lines) into a `LiveState`, wherever the session's frames are (this process, a re-run).
+From that data, `step_grammar()` accepts one short thought line and then exactly one command
+offered to the model that can run now and shows something it has not seen: frame numbers within
+the stack, expressions rooted in names the current frame has, `list` lines within its file.
+`answer_grammar()` accepts the final JSON, whose location must be one of the source lines the
+model was shown, quoted as `FILE:N| code`, so it can be neither invented nor off by one.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import inspect
 import json
 from dataclasses import dataclass
 
-from autodbg.debugger.commands import COMMANDS, Arg, Command, Session, statement_lines
+from autodbg.debugger.commands import COMMANDS, COMMANDS_BY_NAME, Arg, Command, statement_lines
+from autodbg.debugger.session import Session
 from autodbg.debugger.core import display_path, is_user_file
 from autodbg.debugger.safe_eval import SAFE_BUILTINS, is_secret_name
 
@@ -147,20 +150,6 @@ def _methods(prefix: str, cls: type) -> list[str]:
             if not m.startswith("__") and (inspect.isfunction(member) or isinstance(member, (staticmethod, classmethod)))]
 
 
-def breakpoint_places(session: Session) -> list[str]:
-    """GBNF for every place `break` accepts now: code lines of the user files on the stack, and
-    user functions the current frame can name."""
-    places = [literal(name) for name in source_names(session)]
-    files = dict.fromkeys(e.filename for e in session.debugger.stack if e.is_user and not e.filename.startswith("<"))
-    budget = MAX_NAMES * 2
-    for path in files:
-        lines = sorted(statement_lines(path))[:budget]
-        budget -= len(lines)
-        if lines:
-            places.append(f"{literal(display_path(path) + ':')} ({alternatives(literal(str(n)) for n in lines)})")
-    return places
-
-
 def _defined_by_user(obj) -> bool:
     try:
         return is_user_file(inspect.getsourcefile(obj) or "<builtin>")
@@ -168,31 +157,85 @@ def _defined_by_user(obj) -> bool:
         return False
 
 
-# --- grammars ----------------------------------------------------------------------------------
+def break_lines(session: Session) -> list[tuple[str, list[int]]]:
+    """(display file, code lines) of the user files on the stack: where `break FILE:LINE` can stop."""
+    files = dict.fromkeys(e.filename for e in session.debugger.stack if e.is_user and not e.filename.startswith("<"))
+    budget = MAX_NAMES * 2
+    out = []
+    for path in files:
+        lines = sorted(statement_lines(path))[:budget]
+        budget -= len(lines)
+        if lines:
+            out.append((display_path(path), lines))
+    return out
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """What exists in a session right now, as plain data (it may come from another process):
+    the step grammar is built from it, and names only what it holds."""
+    names: list[str]  # names an expression may start with
+    attributes: list[str]
+    keys: list[str]  # string keys of the frame's dicts
+    sources: list[str]  # what `source` can show
+    exception_classes: list[str]  # those of SOURCES that only carry an error
+    break_lines: list[tuple[str, list[int]]]  # (display file, code lines) for `break FILE:LINE`
+    frames: int  # frames in the stack
+    current: int  # the current frame
+    exceptions: list[int]  # other exceptions of the chain that have frames
+    chain: int  # exceptions in the chain
+    file_lines: int  # lines of the current frame's file
+    available: list[str]  # commands that can run now
+    file: str  # the current frame's file
+
+    @classmethod
+    def from_json(cls, data: dict) -> "LiveState":
+        return cls(**{**data, "break_lines": [(file, lines) for file, lines in data["break_lines"]]})
+
+
+def live_state(session: Session, commands: tuple[Command, ...] = COMMANDS) -> LiveState:
+    """Read SESSION's current state (this touches the program's objects)."""
+    d = session.debugger
+    entry = d.current
+    sources = source_names(session)
+    return LiveState(
+        names=frame_names(session), attributes=attribute_names(session), keys=dict_keys(session),
+        sources=sources, exception_classes=[n for n in sources if _is_exception_class(session, n)],
+        break_lines=break_lines(session) if COMMANDS_BY_NAME["break"].available(session) else [],
+        frames=len(d.stack), current=d.curindex,
+        exceptions=[i for i, c in enumerate(d.chain) if c.exc.__traceback__ is not None and i != d.exception_index],
+        chain=len(d.chain), file_lines=len(d.source_lines()),
+        available=[c.name for c in commands if c.available(session)], file=entry.filename,
+    )
+
+
+def _is_exception_class(session: Session, name: str) -> bool:
+    frame = session.debugger.current.frame
+    value = frame.f_locals.get(name, frame.f_globals.get(name))
+    return inspect.isclass(value) and issubclass(value, BaseException)
+
+
+# --- grammars (pure: built from a LiveState and what the model has seen) -----------------------
 
 @dataclass(frozen=True)
 class Known:
-    """What the model has already seen, so the grammar does not offer to show it again."""
-    commands: frozenset[str] = frozenset()  # commands whose output is known in this state
+    """What the model has already seen, or may not use again, so the grammar does not offer it."""
+    commands: frozenset[str] = frozenset()  # commands not to offer (output known here, or used up)
     sources: frozenset[str] = frozenset()  # names whose source was shown
     frames: frozenset[int] = frozenset()  # frames whose lines and locals were shown
     lines: frozenset[tuple[str, int]] = frozenset()  # (file, line) source lines shown
 
 
-def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, known: Known = Known()) -> str:
-    """Thought line, then one command valid in SESSION's current state that shows something
-    not KNOWN."""
+def step_grammar(state: LiveState, known: Known = Known(), commands: tuple[Command, ...] = COMMANDS) -> str:
+    """Thought line, then one command that can run in STATE and shows something not KNOWN."""
     rules: dict[str, str] = {}
-    names = frame_names(session)
-    if names:
-        attrs = attribute_names(session)
-        keys = dict_keys(session)
-        rules["name"] = alternatives(literal(n) for n in names)
-        suffix = ['"[" index "]"'] + (['"." attr'] if attrs else [])
-        if attrs:
-            rules["attr"] = alternatives(literal(a) for a in attrs)
+    if state.names:
+        rules["name"] = alternatives(literal(n) for n in state.names)
+        suffix = ['"[" index "]"'] + (['"." attr'] if state.attributes else [])
+        if state.attributes:
+            rules["attr"] = alternatives(literal(a) for a in state.attributes)
         rules["ref"] = f"name ({' | '.join(suffix)}){{0,3}}"
-        key_literals = [literal(json.dumps(k)) for k in keys]
+        key_literals = [literal(json.dumps(k)) for k in state.keys]
         rules["string"] = alternatives(key_literals + ['"\\"" [a-zA-Z0-9_ .:/-]{0,30} "\\""'])
         rules["number"] = '"-"? [0-9]{1,6}'
         rules["index"] = "number | string | name"
@@ -202,9 +245,9 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, kno
         rules["expr"] = f"call | ref (\" \" ({alternatives(literal(o) for o in BINOPS)}) \" \" term)?"
     command_rules = []
     for command in commands:
-        if command.name in known.commands:
+        if command.name in known.commands or not command.for_model or command.name not in state.available:
             continue
-        body = _command_rule(command, session, rules, known)
+        body = _command_rule(command, state, rules, known)
         if body is not None:
             rule = f"cmd-{command.name}"
             rules[rule] = body
@@ -217,54 +260,40 @@ def step_grammar(session: Session, commands: tuple[Command, ...] = COMMANDS, kno
     return "\n".join(header + [f"{name} ::= {body}" for name, body in rules.items()]) + "\n"
 
 
-def _command_rule(command: Command, session: Session, rules: dict[str, str], known: Known) -> str | None:
-    if not command.for_model or not command.available(session):
-        return None
-    debugger = session.debugger
+def _command_rule(command: Command, state: LiveState, rules: dict[str, str], known: Known) -> str | None:
     head = literal(command.name)
     if not command.args:
-        if command.name == "exceptions" and len(debugger.chain) < 2:
-            return None
-        return head
+        return None if command.needs_chain and state.chain < 2 else head
     arg = command.args[0]
-    value = _arg_rule(arg, command, session, rules, known)
+    value = _arg_rule(arg, state, rules, known)
     if value is None:  # no value is valid now, and neither is the bare command
         return None
     if len(command.args) == 2:  # list FIRST [LAST]: starting at a line not shown yet, when some were
-        filename = debugger.current.filename
-        shown = {line for file, line in known.lines if file == filename}
+        shown = {line for file, line in known.lines if file == state.file}
         if not shown:
             return f'{head} (" " {value} (" " {value})?)?'
-        unseen = [n for n in range(1, len(debugger.source_lines()) + 1) if n not in shown]
+        unseen = [n for n in range(1, state.file_lines + 1) if n not in shown]
         return f'{head} " " {numbers(unseen)} (" " {value})?' if unseen else None
     return f'{head} (" " {value})?' if arg.optional else f'{head} " " {value}'
 
 
-def _arg_rule(arg: Arg, command: Command, session: Session, rules: dict[str, str], known: Known) -> str | None:
-    debugger = session.debugger
-    if arg.kind == "count":
-        room = debugger.curindex if command.name == "up" else len(debugger.stack) - 1 - debugger.curindex
-        if room <= 0:
-            return None
-        return number_range(1, room)
+def _arg_rule(arg: Arg, state: LiveState, rules: dict[str, str], known: Known) -> str | None:
     if arg.kind == "frame":  # frames with something new to see: not the current one, nor ones shown
-        skip = known.frames | {debugger.curindex}
-        frames = [i for i in range(len(debugger.stack)) if i not in skip]
+        frames = [i for i in range(state.frames) if i not in known.frames | {state.current}]
         return numbers(frames) if frames else None
     if arg.kind == "exception":
-        choices = [str(i) for i, c in enumerate(debugger.chain)
-                   if c.exc.__traceback__ is not None and i != debugger.exception_index]
-        return f"({alternatives(literal(c) for c in choices)})" if choices else None
+        return f"({alternatives(literal(str(i)) for i in state.exceptions)})" if state.exceptions else None
     if arg.kind == "line":
-        count = len(debugger.source_lines())
-        return number_range(1, count) if count else None
+        return number_range(1, state.file_lines) if state.file_lines else None
     if arg.kind == "expr":
         return "expr" if "expr" in rules else None
     if arg.kind == "name":
-        names = [n for n in source_names(session) if n not in known.sources]
+        names = [n for n in state.sources if n not in known.sources]
         return f"({alternatives(literal(n) for n in names)})" if names else None
     if arg.kind == "breakpoint":
-        places = breakpoint_places(session)
+        places = [literal(name) for name in state.sources]
+        places += [f"{literal(file + ':')} ({alternatives(literal(str(n)) for n in lines)})"
+                   for file, lines in state.break_lines]
         if not places:
             return None
         condition = ' (" if " expr)?' if "expr" in rules else ""

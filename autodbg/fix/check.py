@@ -1,44 +1,34 @@
 """Check a proposed fix without touching the user's files: apply it to the named lines of an
-in-memory copy, keep the indentation consistent, and make sure the patched file compiles."""
+in-memory copy, keep the indentation consistent, and make sure the patched file compiles and
+changes what the code does."""
 
 from __future__ import annotations
 
 import ast
 import difflib
 import textwrap
-from dataclasses import asdict, dataclass
 
 from autodbg.debugger.core import display_path
+from autodbg.fix.lines import python_lines
+from autodbg.records import Fix
 
 
-@dataclass
-class FixCheck:
-    replacement: str  # the replacement as applied (re-indented), for lines first..last
-    diff: str
-    applies: bool
-    compiles: bool
-    problem: str | None  # why the fix is not usable, one line
-    first: int  # the lines the fix changes: the named ones less any it leaves as they were
-    last: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def check_fix(filename: str, first: int, last: int, replacement: str) -> FixCheck:
+def check_fix(filename: str, first: int, last: int, replacement: str) -> Fix:
+    """The fix that replaces lines FIRST..LAST of FILENAME with REPLACEMENT, checked; the lines it
+    names shrink to those it really changes."""
     try:
         with open(filename, encoding="utf-8") as f:
             source = f.read()
     except (OSError, UnicodeDecodeError) as exc:
-        return FixCheck(replacement, "", False, False, f"cannot read {display_path(filename)}: {exc}", first, last)
-    lines = source.splitlines(keepends=True)
+        return Fix(replacement, "", False, False, f"cannot read {display_path(filename)}: {exc}", first, last)
+    lines = python_lines(source)
     if not 1 <= first <= last <= len(lines):
-        return FixCheck(replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}",
-                        first, last)
+        return Fix(replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}",
+                   first, last)
     original = lines[first - 1:last]
     new_lines = reindent(replacement, _indent(next((l for l in original if l.strip()), original[0])))
     if "".join(new_lines).strip() == "".join(original).strip():
-        return FixCheck("".join(new_lines), "", True, True, "the fix does not change the code", first, last)
+        return Fix("".join(new_lines), "", True, True, "the fix does not change the code", first, last)
     # A model often rewrites a whole function to change one line: name the lines that change.
     head, tail = unchanged_ends(original, new_lines)
     first, last = first + head, last - tail
@@ -50,12 +40,12 @@ def check_fix(filename: str, first: int, last: int, replacement: str) -> FixChec
     try:
         compile("".join(patched), filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return FixCheck(applied, diff, True, False, f"the patched file does not compile: {exc.msg} (line {exc.lineno})",
+        return Fix(applied, diff, True, False, f"the patched file does not compile: {exc.msg} (line {exc.lineno})",
                         first, last)
     if same_program(source, "".join(patched)):
-        return FixCheck(applied, diff, True, True, "the fix changes only layout or docstrings, not what the code does",
+        return Fix(applied, diff, True, True, "the fix changes only layout or docstrings, not what the code does",
                         first, last)
-    return FixCheck(applied, diff, True, True, None, first, last)
+    return Fix(applied, diff, True, True, None, first, last)
 
 
 def unchanged_ends(original: list[str], new_lines: list[str]) -> tuple[int, int]:

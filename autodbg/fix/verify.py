@@ -1,0 +1,56 @@
+"""Verify a checked fix under `autodbg run`: run the program again on a temporary copy of its
+folder with the fix applied (never the user's files) and say whether the original exception
+is gone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from autodbg.debugger.core import display_path
+from autodbg.debugger.safe_eval import cut
+from autodbg.fix.lines import replace_lines
+from autodbg.program.target import Program
+
+MAX_COPY_FILES = 2000
+
+
+def verify_fix(program: Program, file: str, first: int, last: int, replacement: str, exception_type: str,
+               budget: float) -> tuple[bool, str]:
+    """(whether the fix made EXCEPTION_TYPE go away, what happened) for lines FIRST..LAST of FILE."""
+    root = program.root
+    file = os.path.abspath(file)
+    if os.path.commonpath([root, file]) != root:
+        return False, f"not verified: {display_path(file)} is outside the program's folder"
+    files = sum(len(names) for _, _, names in os.walk(root))
+    if files > MAX_COPY_FILES:
+        return False, f"not verified: the program's folder has over {MAX_COPY_FILES} files"
+    with tempfile.TemporaryDirectory(prefix="autodbg-verify-") as tmp:
+        copy = os.path.join(tmp, os.path.basename(root) or "program")
+        shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"))
+        target = os.path.join(copy, os.path.relpath(file, root))
+        with open(target, encoding="utf-8", newline="") as f:
+            patched = replace_lines(f.read(), first, last, replacement)
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            f.write(patched)
+
+        def moved(path: str) -> str:
+            path = os.path.abspath(path)
+            return os.path.join(copy, os.path.relpath(path, root)) if os.path.commonpath([root, path]) == root else path
+
+        command = program.command if program.module else [sys.executable, moved(program.argv[0]), *program.argv[1:]]
+        try:
+            run = subprocess.run(command, cwd=moved(program.cwd), input=program.stdin, capture_output=True, text=True,
+                                 env={**os.environ, "AUTODBG": "0"}, timeout=budget, start_new_session=True)
+        except subprocess.TimeoutExpired:
+            return False, f"not verified: the fixed program ran past {budget:g}s"
+    last_line = run.stderr.strip().splitlines()[-1] if run.stderr.strip() else ""
+    if run.returncode == 0:
+        return True, "verified by re-running: the program now exits 0"
+    if last_line.split(":")[0].rsplit(".", 1)[-1] == exception_type:
+        return False, f"re-run with the fix still fails: {cut(last_line, 160)}"
+    return True, (f"verified by re-running: {exception_type} is gone, but the program now fails differently: "
+                  f"{cut(last_line, 160) or f'exit status {run.returncode}'}")

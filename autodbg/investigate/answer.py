@@ -1,0 +1,52 @@
+"""The model's final answer, read and checked: it names lines it was shown, and its fix must
+apply, compile, change what the code does, and leave the failing assert and the crash line's
+meaning alone."""
+
+from __future__ import annotations
+
+import json
+
+from autodbg.debugger.commands import ShownLine
+from autodbg.debugger.core import display_path, source_lines
+from autodbg.fix.check import check_fix, does_nothing
+from autodbg.records import Diagnosis, Dossier, SourceWindow
+
+
+def quotable(line: ShownLine) -> str | None:
+    """How the model quotes LINE in its answer (`FILE:N| code`); None for a blank line."""
+    return f"{display_path(line.file)}:{line.line}| {line.code.strip()}" if line.code.strip() else None
+
+
+def source_window(filename: str, first: int, last: int, context: int = 3) -> SourceWindow:
+    lines = source_lines(filename)
+    start = max(1, first - context)
+    return SourceWindow(start, lines[start - 1:min(len(lines), last + context)])
+
+
+def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> Diagnosis | None:
+    """The diagnosis in TEXT, the model's JSON answer naming lines among SHOWN (quote -> line)."""
+    try:
+        answer = json.loads(text)
+        first = shown[answer["first_line"]]
+        last = shown[answer["last_line"]]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None  # the grammar makes this rare: an answer cut by max_tokens
+    filename, line = first.file, first.line
+    line_end = last.line if last.file == filename and last.line >= line else line
+    diagnosis = Diagnosis(filename, display_path(filename), line, line_end, answer["root_cause"], None,
+                          source_window(filename, line, line_end))
+    if answer.get("new_code") is None:
+        return diagnosis
+    fix = check_fix(filename, line, line_end, answer["new_code"])
+    if fix.usable:  # the root cause is what the fix changes
+        diagnosis.line, diagnosis.line_end = fix.first, fix.last
+        diagnosis.source_window = source_window(filename, fix.first, fix.last)
+    diagnosis.fix = fix
+    site = dossier.crash_site
+    at_crash = site.file == filename and diagnosis.line <= site.line <= diagnosis.line_end
+    if at_crash and dossier.assertion:
+        # A failing assert is the specification: a "fix" that rewrites it only hides the bug.
+        fix.problem = "it rewrites the failing assertion, which is the specification: fix the code it checks"
+    elif at_crash and does_nothing(fix.replacement):
+        fix.problem = "it deletes the line that crashed, which hides the error: correct the code instead"
+    return diagnosis

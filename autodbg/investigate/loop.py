@@ -1,0 +1,242 @@
+"""The turns: ask the model for a command under a grammar built from the live state, run it,
+show it the output; then ask for the answer under the answer grammar, and check it."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from autodbg.debugger.commands import COMMANDS, ShownLine
+from autodbg.debugger.grammar import THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, live_state, step_grammar
+from autodbg.debugger.session import Session
+from autodbg.investigate.answer import make_diagnosis, quotable
+from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
+from autodbg.llm.model import Completion, EngineError, Model
+from autodbg.records import Diagnosis, Dossier, Tokens, Turn
+from autodbg.settings import DEFAULT_TURNS
+
+MAX_GENERATED_TOKENS = 1500
+ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
+ANSWER_RESERVE_MIN = 12.0
+STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
+UNSEEN_SOURCES = 6
+TRIMMED = "[older output trimmed to fit the context]"
+
+
+@dataclass
+class Budget:
+    deadline: float  # time.monotonic() by which the answer must be in
+    max_turns: int = DEFAULT_TURNS
+    max_generated: int = MAX_GENERATED_TOKENS
+
+
+@dataclass
+class Findings:
+    transcript: list[Turn] = field(default_factory=list)
+    diagnosis: Diagnosis | None = None
+    tokens: Tokens = field(default_factory=Tokens)
+    timings: list[float] = field(default_factory=list)  # seconds of each completion
+    stopped_by: str = ""  # done | repeat | turns | tokens | time
+
+
+class Seen:
+    """What the model has been shown, and what it has asked where."""
+
+    def __init__(self, session: Session, dossier: Dossier) -> None:
+        self.lines: dict[str, ShownLine] = {}  # quotable `FILE:N| code` -> the line
+        for frame in dossier.frames:
+            self.add_lines(ShownLine(frame.file, frame.source.first + i, code) for i, code in enumerate(frame.source.lines))
+            for called in frame.called_functions:
+                self.add_lines(ShownLine(called.file, called.line + i, code) for i, code in enumerate(called.lines))
+        # Sources the evidence showed: functions it called on the failing lines, and the frames' own.
+        self.sources = {called.name for frame in dossier.frames for called in frame.called_functions}
+        self.sources |= {frame.function for frame in dossier.frames}
+        self.frames = frames_shown(session, dossier)
+        self.asked: set[str] = set()  # commands with where they ran (state_key)
+        self.uses: Counter[str] = Counter()  # command name -> turns that used it
+
+    def add_lines(self, lines) -> None:
+        for line in lines:
+            quote = quotable(line)
+            if quote:
+                self.lines[quote] = line
+
+    def add_command(self, session: Session, line: str, lines: tuple[ShownLine, ...], source_shown: bool) -> None:
+        self.asked.add(state_key(session, line))
+        self.uses[line.split(" ", 1)[0]] += 1
+        self.add_lines(lines)
+        if source_shown:
+            self.sources.add(line.removeprefix("source "))
+
+    def known(self, session: Session) -> Known:
+        """What the step grammar must not offer in SESSION's current state."""
+        exclude = {c.name for c in COMMANDS if not c.args and state_key(session, c.name) in self.asked}
+        exclude |= {c.name for c in COMMANDS if c.limit is not None and self.uses[c.name] >= c.limit}
+        if session.rerun is not None and session.rerun.stopped:
+            return Known(frozenset(exclude - {"done"}))
+        d = session.debugger
+        on_crash = d.exception_index == d.top_exception
+        if on_crash and d.curindex in self.frames:
+            exclude |= {"locals", "args"}  # the dossier showed them
+        return Known(frozenset(exclude - {"done"}), frozenset(self.sources), self.frames if on_crash else frozenset(),
+                     frozenset((line.file, line.line) for line in self.lines.values()))
+
+
+def state_key(session: Session, command: str) -> str:
+    """A command and where it ran: `locals` in frame 2 is not `locals` in frame 3."""
+    if session.rerun is not None and session.rerun.stopped:
+        return f"{session.rerun.where}/{command}"
+    d = session.debugger
+    return f"{d.exception_index}/{d.curindex}/{command}"
+
+
+def frames_shown(session: Session, dossier: Dossier) -> frozenset[int]:
+    """Frames of the crash whose lines and locals the evidence showed, including the calls a
+    recursion repeats (the evidence folds them into the one it shows)."""
+    places = {(f.file, f.line, f.function) for f in dossier.frames if not f.locals_cut}
+    return frozenset(e.index for e in session.debugger.stack if (e.filename, e.lineno, e.function) in places)
+
+
+def unseen_sources(state: LiveState, seen: Seen) -> list[str]:
+    """User functions, classes and methods the shown lines use, whose source was not shown;
+    not tests (they are the specification) nor exception classes (they only carry the error)."""
+    code = "\n".join(line.code for line in seen.lines.values())
+    names = [name for name in state.sources
+             if name not in seen.sources and not name.rsplit(".", 1)[-1].startswith("test")
+             and name not in state.exception_classes
+             and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", code)]
+    return names[:UNSEEN_SOURCES]
+
+
+def parse_step(text: str) -> tuple[str, str]:
+    thought, _, command = text.partition("\nCommand: ")
+    return thought.removeprefix("Thought: ").strip(), command.strip()
+
+
+class Investigation:
+    """One investigation of one crash: `run()` asks, runs the turns, then gets the answer."""
+
+    def __init__(self, session: Session, dossier: Dossier, model: Model, budget: Budget,
+                 on_step: Callable[[Turn | None], None] = lambda turn: None) -> None:
+        self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
+        self.seen = Seen(session, dossier)
+        self.findings = Findings()
+        self.messages: list[dict] = []
+
+    def run(self) -> Findings:
+        """Raises the model's EngineError; ON_STEP gets each turn, then None while the answer is written."""
+        self.messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                         {"role": "user", "content": dossier_text(self.dossier) + "\n\n" + self.first_question()}]
+        reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (self.budget.deadline - time.monotonic()))
+        self.findings.stopped_by = "turns"
+        for _ in range(self.budget.max_turns):
+            stop = self.stop_reason(reserve)
+            if stop:
+                self.findings.stopped_by = stop
+                break
+            if not self.turn(self.budget.deadline - reserve / 2):
+                break
+        self.on_step(None)
+        self.answer()
+        return self.findings
+
+    def first_question(self) -> str:
+        ask = "What is your first command?"
+        unseen = unseen_sources(live_state(self.session), self.seen) if self.budget.max_turns else []
+        if unseen:  # where a wrong value was made, most often: what the session can show and the evidence cannot
+            ask = f"Used by the code above, source not shown: {', '.join(unseen)}.\n{ask}"
+        return ask
+
+    def stop_reason(self, reserve: float) -> str | None:
+        if time.monotonic() > self.budget.deadline - reserve:
+            return "time"
+        if self.findings.tokens.generated >= self.budget.max_generated:
+            return "tokens"
+        return None
+
+    def step_grammar(self) -> str:
+        rerun = self.session.rerun
+        state = rerun.state() if rerun is not None and rerun.stopped else live_state(self.session)
+        return step_grammar(state, self.seen.known(self.session))
+
+    def turn(self, deadline: float) -> bool:
+        """Ask for one command and run it; False when the turns are over."""
+        completion = self.ask(self.step_grammar(), STEP_TOKENS, deadline)
+        thought, command = parse_step(completion.text)
+        if state_key(self.session, command) in self.seen.asked:
+            self.findings.stopped_by = "repeat"  # asking again what it already saw: it has nothing new to ask
+            return False
+        outcome = self.session.execute(command) if command else None
+        output = outcome.output if outcome else "error: no command given"
+        self.seen.add_command(self.session, command, outcome.lines if outcome and outcome.ok else (),
+                              outcome is not None and outcome.ok and command.startswith("source "))
+        turn = Turn(thought, command, bool(outcome and outcome.valid), output, completion.completion_tokens,
+                    self.findings.timings[-1])
+        self.findings.transcript.append(turn)
+        self.on_step(turn)
+        if outcome and outcome.ends_session:
+            self.findings.stopped_by = "done"
+            return False
+        self.messages += [{"role": "assistant", "content": completion.text},
+                          {"role": "user", "content": f"Output:\n{output}\n\nNext command, or done."}]
+        return True
+
+    def answer(self) -> None:
+        """Ask for the final answer; retry once when its fix is not usable."""
+        if self.session.rerun is not None:
+            self.session.rerun.stop()  # back to the crash: the answer quotes what was shown
+        transcript = self.findings.transcript
+        if transcript and transcript[-1].command == "done":
+            self.messages.append({"role": "assistant", "content": f"Thought: {transcript[-1].thought}\nCommand: done"})
+        self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
+        quotes = list(self.seen.lines)
+        grammar = answer_grammar(quotes)
+        for attempt in range(2):
+            try:
+                completion = self.ask(grammar, answer_max_chars(quotes), self.budget.deadline, seed=attempt)
+            except EngineError:
+                if attempt == 0:
+                    raise
+                return  # the retry ran out of time: the first answer's root cause still stands
+            diagnosis = make_diagnosis(completion.text, self.seen.lines, self.dossier)
+            self.findings.diagnosis = diagnosis
+            if diagnosis is None or diagnosis.fix is None or diagnosis.fix.usable:
+                return
+            self.messages += [{"role": "assistant", "content": completion.text},
+                              {"role": "user", "content": f"That fix is not usable: {diagnosis.fix.problem}. "
+                                                          "Give the final answer as JSON again."}]
+
+    def ask(self, grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> Completion:
+        started = time.monotonic()
+        fit_context(self.messages, self.model, max_tokens, deadline)
+        completion = self.model.complete(self.messages, grammar=grammar, max_tokens=max_tokens, deadline=deadline,
+                                         cache_prefix_messages=1, seed=seed)
+        self.findings.timings.append(round(time.monotonic() - started, 3))
+        tokens = self.findings.tokens
+        tokens.prompt_tokens_evaluated += completion.prompt_tokens_evaluated
+        tokens.prompt_tokens_reused += completion.prompt_tokens_reused
+        tokens.generated += completion.completion_tokens
+        if tokens.system_prompt_from_disk is None:
+            tokens.system_prompt_from_disk = completion.system_prompt_from_disk
+        return completion
+
+
+def investigate(session: Session, dossier: Dossier, model: Model, budget: Budget,
+                on_step: Callable[[Turn | None], None] = lambda turn: None) -> Findings:
+    return Investigation(session, dossier, model, budget, on_step).run()
+
+
+def fit_context(messages: list[dict], model: Model, max_tokens: int, deadline: float) -> None:
+    """Trim the oldest command outputs (never the system prompt or the evidence) until the prompt
+    and the longest possible reply fit the model's context."""
+    limit = model.context_size(deadline)
+    for message in messages[2:]:
+        if model.count_tokens(messages, deadline) + max_tokens <= limit:
+            return
+        if message["role"] == "user" and message["content"].startswith("Output:") and message["content"] != TRIMMED:
+            message["content"] = TRIMMED
+    if model.count_tokens(messages, deadline) + max_tokens > limit:
+        raise EngineError("the evidence does not fit the model's context")

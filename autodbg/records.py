@@ -1,0 +1,199 @@
+"""The typed records that cross module boundaries: the evidence dossier, the investigation's
+transcript, the diagnosis and its fix, and the whole result of a crash.
+
+`Result.to_json()` gives the JSON report (README, "JSON report"); nothing else builds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+REPORT_SCHEMA = 1
+
+
+def _json(value):
+    """Dataclasses become dicts in field order; fields named in `_omit_none` are left out when None."""
+    if dataclasses.is_dataclass(value):
+        omit = getattr(value, "_omit_none", ())
+        return {f.name: _json(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not (f.name in omit and getattr(value, f.name) is None)}
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json(v) for k, v in value.items()}
+    return value
+
+
+class Record:
+    def to_json(self) -> dict:
+        return _json(self)
+
+
+# --- the evidence ------------------------------------------------------------------------------
+
+@dataclass
+class SourceWindow(Record):
+    first: int  # number of the first line
+    lines: list[str]
+
+
+@dataclass
+class LineValue(Record):
+    expr: str  # a name, attribute chain or subscript on the failing line
+    value: str  # its repr (redacted, bounded), or "!Error: ..." when it could not be read
+
+
+@dataclass
+class CalledFunction(Record):
+    """A user function called on a failing line whose frame is gone."""
+    name: str
+    file: str
+    display_file: str
+    line: int
+    lines: list[str]
+    lines_cut: int
+
+
+@dataclass
+class FrameEvidence(Record):
+    index: int  # as in `where`
+    file: str
+    display_file: str
+    function: str
+    line: int
+    is_crash_frame: bool
+    code: str
+    source: SourceWindow
+    line_values: list[LineValue]
+    locals: dict[str, str]
+    locals_cut: int
+    called_functions: list[CalledFunction]
+    repeated: int = 0  # identical recursive frames folded into this one
+
+
+@dataclass
+class ExceptionInfo(Record):
+    type: str
+    message: str
+    title: str
+
+
+@dataclass
+class ChainLink(Record):
+    index: int
+    title: str
+    relation: str
+
+
+@dataclass
+class CrashSite(Record):
+    file: str
+    line: int
+    function: str
+
+
+@dataclass
+class Dossier(Record):
+    exception: ExceptionInfo
+    chain: list[ChainLink]
+    crash_site: CrashSite
+    frames: list[FrameEvidence]
+    folded_user_frames: int
+    library_frames: int
+    assertion: bool  # the crash is a failing assert: the assert is the specification
+
+
+# --- the investigation -------------------------------------------------------------------------
+
+@dataclass
+class Turn(Record):
+    thought: str
+    command: str
+    valid: bool  # a command of the language
+    output: str
+    tokens: int
+    seconds: float
+
+
+@dataclass
+class Fix(Record):
+    replacement: str  # as applied (re-indented), for lines first..last
+    diff: str
+    applies: bool
+    compiles: bool
+    problem: str | None  # why the fix is not usable, one line
+    first: int  # the lines the fix changes
+    last: int
+    verified: bool | None = None  # under `autodbg run`: the fix re-run on a copy
+    outcome: str | None = None
+    _omit_none = ("verified", "outcome")
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+
+@dataclass
+class Diagnosis(Record):
+    file: str
+    display_file: str
+    line: int
+    line_end: int  # the lines a usable fix changes
+    root_cause: str
+    fix: Fix | None
+    source_window: SourceWindow
+
+
+@dataclass
+class Tokens(Record):
+    prompt_tokens_evaluated: int = 0
+    prompt_tokens_reused: int = 0
+    generated: int = 0
+    system_prompt_from_disk: bool | None = None
+
+
+@dataclass
+class Timings(Record):
+    """Seconds; a step that did not happen is left out of the report."""
+    worker_start: float | None = None
+    evidence: float | None = None
+    model_load: float | None = None
+    turns: list[float] | None = None
+    verify: float | None = None
+    total: float | None = None
+    _omit_none = ("worker_start", "evidence", "model_load", "turns", "verify", "total")
+
+
+@dataclass
+class ModelInfo(Record):
+    id: str
+    path: str
+    sha256: str | None
+
+
+@dataclass
+class Result(Record):
+    """Everything autodbg concluded about one crash."""
+    autodbg_version: str
+    python: str
+    argv: list[str]
+    cwd: str
+    thread: str | None  # the thread's name, for thread crashes
+    dossier: Dossier
+    schema_version: int = REPORT_SCHEMA
+    transcript: list[Turn] = field(default_factory=list)
+    diagnosis: Diagnosis | None = None
+    model: ModelInfo | None = None
+    timings: Timings = field(default_factory=Timings)
+    tokens: Tokens | None = None
+    stopped_by: str | None = None  # done | repeat | turns | tokens | time
+    reruns: int = 0
+    fallback_reason: str | None = None
+
+    def to_json(self) -> dict:
+        data = _json(self)
+        data["tokens"] = data["tokens"] or {}
+        order = ("schema_version", "autodbg_version", "python", "argv", "cwd", "thread", "dossier", "transcript",
+                 "diagnosis", "model", "timings", "tokens", "stopped_by", "reruns", "fallback_reason")
+        return {key: data[key] for key in order}
