@@ -69,6 +69,8 @@ def decision():
     ci = next((name for name in CI_VARS if env.get(name)), None)
     if ci:
         return False, f"{ci} is set, so this is CI (AUTODBG=1 forces it)"
+    from autodbg.terminal import is_tty  # only when a crash or `autodbg status` asks
+
     if not is_tty(sys.stderr):
         return False, "stderr is not a terminal (AUTODBG=1 forces it)"
     return True, "stderr is a terminal and no CI variable is set"
@@ -88,13 +90,6 @@ def status():
     investigate, why = decision()
     rows.append(("on a crash", "investigate" if investigate else "traceback only", why))
     return rows
-
-
-def is_tty(stream):
-    try:
-        return stream is not None and stream.isatty()
-    except (AttributeError, ValueError, OSError):  # a replaced or closed stream
-        return False
 
 
 def _in_multiprocessing_child():

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from autodbg import _boot
 from autodbg.errors import AutodbgError
+from autodbg.terminal import is_tty
 
 # One source of truth, sitecustomize_template/sitecustomize.py: this path is a symlink to it in
 # the checkout, and the wheel holds the file itself.
@@ -242,7 +243,7 @@ def _offer_model() -> None:
         print(f"autodbg: model {model.id} is here already")
         return
     pull = f"autodbg model pull {model.id}"
-    can_ask = _boot.is_tty(sys.stdin) and _boot.is_tty(sys.stdout)
+    can_ask = is_tty(sys.stdin) and is_tty(sys.stdout)
     if model.package or not can_ask or not settings.download:
         print(f"autodbg: {download.missing(model)}")
         return

@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from rich.text import Text
 
 import autodbg
-from autodbg._boot import is_tty
 from autodbg.debugger.core import PostMortem
 from autodbg.debugger.session import Session
 from autodbg.errors import AutodbgError
@@ -28,6 +27,7 @@ from autodbg.llm.model import EngineError, Model
 from autodbg.records import ModelInfo, Result, Turn
 from autodbg.report import EvidenceView, SummaryView, make_console
 from autodbg.settings import Settings, debug, load_settings
+from autodbg.terminal import is_tty
 
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 
@@ -132,7 +132,7 @@ def run_investigation(engine, session: Session, result: Result, settings: Settin
                       started: float) -> str | None:
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
     The caller owns ENGINE and closes it."""
-    from autodbg.investigate import Budget, investigate
+    from autodbg.investigate.loop import Budget, investigate
 
     reason = None
     try:

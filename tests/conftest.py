@@ -85,6 +85,13 @@ def smollm2_path() -> Path | None:
     return None
 
 
+def pytest_collection_modifyitems(items):
+    """A test that takes the tiny model loads it: mark it, so `-m "not model"` can leave it out."""
+    for item in items:
+        if "tiny_model" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.model)
+
+
 @pytest.fixture
 def tiny_model() -> Path:
     path = smollm2_path()

@@ -88,6 +88,7 @@ def test_fix_scoring_right_and_deliberately_wrong(tiny_corpus):
     assert (tiny_corpus / "caller-bug" / "app.py").read_text() == CALLER_BUG  # the corpus is never modified
 
 
+@pytest.mark.slow
 def test_a_hanging_case_is_killed_at_its_timeout(tmp_path):
     root = tmp_path / "corpus"
     make_case(root, "hang", "while True:\n    pass\n", buggy_line=1, fixed_code="while False:",
@@ -104,6 +105,7 @@ def test_jobs_2_gives_the_same_results_as_jobs_1(tiny_corpus):
     assert strip(one) == strip(two) and len(one) == 6
 
 
+@pytest.mark.model
 def test_real_tiny_model_case(tiny_corpus, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     case = corpus.load_case(tiny_corpus / "caller-bug")

@@ -115,7 +115,7 @@ def test_buggy_line_must_be_acceptable(tmp_path):
 
 
 def test_hang_case_stopped_by_its_own_sigint(tmp_path):
-    folder = make_case(tmp_path / "hang", HANG_PROGRAM, run="timeout -s INT 1 python3 prog.py",
+    folder = make_case(tmp_path / "hang", HANG_PROGRAM, run="timeout -s INT 3 python3 prog.py",
                        **HANG_TRUTH)
     assert verify(folder) == []
 

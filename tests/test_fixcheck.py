@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autodbg.fix.check import check_fix, reindent
+from autodbg.fix.lines import python_lines, replace_lines
 
 SOURCE = """\
 def mean(values):
@@ -160,3 +161,24 @@ def test_file_on_disk_is_never_modified(target):
 ])
 def test_reindent(text, indent, expected):
     assert reindent(text, indent) == expected
+
+
+def test_a_form_feed_in_a_comment_does_not_shift_the_lines(tmp_path, monkeypatch):
+    """Python ends lines at \\n, \\r\\n and \\r only: a form feed (or \\x1c, \\u2028...) inside a
+    line must not make the fix replace a different line than the one the traceback named."""
+    monkeypatch.chdir(tmp_path)
+    source = "# page one \f page two\nx = 1\ny = 1 / 0  # \u2028 still line 3\nz = 3\n"
+    path = tmp_path / "paged.py"
+    path.write_text(source, encoding="utf-8")
+    fix = check_fix(str(path), 3, 3, "y = 1 / 1")
+    assert fix.problem is None, fix.problem
+    assert "-y = 1 / 0  # \u2028 still line 3" in fix.diff and "+y = 1 / 1" in fix.diff
+    assert "-x = 1" not in fix.diff and "-z = 3" not in fix.diff
+
+
+def test_replace_lines_counts_lines_as_python_does():
+    text = "a \f b\r\nc\rd \x1c e\nf"
+    assert python_lines(text) == ["a \f b\r\n", "c\r", "d \x1c e\n", "f"]
+    assert replace_lines(text, 2, 3, "X") == "a \f b\r\nX\nf"
+    with pytest.raises(ValueError, match="not within its 4 lines"):
+        replace_lines(text, 4, 5, "X")

@@ -7,9 +7,11 @@ import time
 
 import pytest
 
-from autodbg.debugger.commands import COMMANDS_BY_NAME, parse
+from autodbg.debugger.commands import COMMANDS, parse
 from autodbg.debugger.core import PostMortem
-from autodbg.debugger.grammar import Known, answer_grammar, frame_names, live_state, number_range, step_grammar
+from autodbg.debugger.grammar import (
+    Known, answer_grammar, answer_max_chars, frame_names, live_state, number_range, step_grammar,
+)
 from autodbg.debugger.session import Session
 from autodbg.investigate.loop import STEP_TOKENS
 from autodbg.llm.engine import Engine, free_cores
@@ -125,17 +127,31 @@ def test_answer_quotes_only_shown_lines(tiny_model, tmp_path, monkeypatch):
         engine.start()
         for seed in range(3):
             done = engine.complete([{"role": "user", "content": "Answer in JSON."}], grammar=answer_grammar(shown),
-                                   max_tokens=900, temperature=1.0, seed=seed, deadline=time.monotonic() + 120)
-            if done.finish_reason != "stop":
-                continue  # a long fix can be cut by max_tokens; the investigator then has no answer
+                                   max_tokens=answer_max_chars(shown), temperature=1.0, seed=seed,
+                                   deadline=time.monotonic() + 120)
+            assert done.finish_reason == "stop", done.text  # sized so that no answer is ever cut
             answer = json.loads(done.text)
             assert answer["first_line"] in shown and answer["last_line"] in shown
             assert answer["new_code"] is None or isinstance(answer["new_code"], str)
 
 
-@pytest.mark.parametrize("name", ["frame", "print", "list", "source", "done", "exception"])
-def test_every_model_command_comes_from_the_table(name):
-    assert COMMANDS_BY_NAME[name].for_model
+def chained_session() -> Session:
+    try:
+        try:
+            {}["port"]
+        except KeyError:
+            raise ValueError("bad config")
+    except ValueError as exc:
+        return Session(PostMortem(exc))
+
+
+def test_the_grammars_offer_exactly_the_tables_model_commands():
+    offered = set()
+    for session in crashed_sessions() + [chained_session()]:
+        rules = dict(line.split(" ::= ", 1) for line in step_grammar(live_state(session)).splitlines())
+        offered |= {name.removeprefix("cmd-") for name in rules if name.startswith("cmd-")}
+    # Re-run commands need `autodbg run` (tests/test_rerun.py); everything else the model may use is offered.
+    assert offered == {c.name for c in COMMANDS if c.for_model and c.needs == "crash"}
 
 
 def test_source_offers_the_modules_functions_even_those_the_frame_never_calls():

@@ -20,6 +20,8 @@ import pytest
 from autodbg.llm.registry import default_model_id
 from conftest import REPO, clean_env, run_in_terminal
 
+pytestmark = pytest.mark.slow
+
 CRASH = "def divide(a, b):\n    return a / b\n\ndivide(1, 0)\n"
 RUNNER_SITE = sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
 

@@ -18,7 +18,7 @@ from rich.console import Console
 from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import build_dossier
-from autodbg.investigate import Budget, investigate
+from autodbg.investigate.loop import Budget, investigate
 from autodbg.investigate.loop import TRIMMED, frames_shown
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
@@ -205,6 +205,7 @@ def run_crash(tmp_path, **env):
                           timeout=300)
 
 
+@pytest.mark.model
 def test_real_tiny_model_end_to_end(tmp_path):
     plain = run_crash(tmp_path, AUTODBG="0")
     report = tmp_path / "report.json"
@@ -233,6 +234,7 @@ def test_real_tiny_model_end_to_end(tmp_path):
     assert json.loads(again.read_text())["tokens"]["system_prompt_from_disk"] is True
 
 
+@pytest.mark.model
 def test_ctrl_c_during_the_investigation_keeps_the_exit_status(tmp_path):
     (tmp_path / "app.py").write_text(PROGRAM)
     env = clean_env(AUTODBG="1", AUTODBG_MODEL="smollm2-135m", XDG_CACHE_HOME=str(tmp_path / "cache"),

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import build_dossier
 from autodbg.debugger.grammar import live_state, step_grammar
 from autodbg.fix.verify import verify_fix
-from autodbg.investigate import Budget, investigate
+from autodbg.investigate.loop import Budget, investigate
 from autodbg.program.rerun import Rerun
 from autodbg.pipeline import verify
 from autodbg.program.target import Program
@@ -165,6 +167,7 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
     assert (tmp_path / "prog.py").read_text() == PROGRAM
 
 
+@pytest.mark.model
 def test_real_tiny_model_in_run_mode(tmp_path):
     (tmp_path / "prog.py").write_text(PROGRAM)
     report = tmp_path / "r.json"

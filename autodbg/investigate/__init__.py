@@ -5,7 +5,3 @@ Joins a debugger session and a `Model`; knows nothing of how either works inside
 `prompt` says what the model reads, `loop` runs the turns, `answer` turns its answer into a
 checked diagnosis.
 """
-
-from autodbg.investigate.loop import Budget, Findings, Investigation, investigate
-
-__all__ = ["Budget", "Findings", "Investigation", "investigate"]

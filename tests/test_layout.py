@@ -1,0 +1,170 @@
+"""The package's shape: no import cycles, typed records whose JSON is README's schema, and one
+Model interface that the engine and the tests' stand-in both implement."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import autodbg
+from autodbg.llm.engine import Engine
+from autodbg.llm.model import Model
+from autodbg.records import (
+    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FrameEvidence, LineValue,
+    ModelInfo, Result, SourceWindow, Timings, Tokens, Turn,
+)
+from conftest import REPO
+from crashkit import ScriptedStandInModel
+
+PACKAGE = Path(autodbg.__file__).parent
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """autodbg modules PATH imports anywhere (also inside functions), but not under TYPE_CHECKING."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+               for n in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {name for name in names if name in modules}
+    return found
+
+
+def test_the_import_graph_has_no_cycle():
+    files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: imports_of(path, set(files)) - {name} for name, path in files.items()}
+    # A package's __init__ runs before its submodules: importing a.b imports a.
+    for name in list(graph):
+        graph[name] |= {parent for parent in (name.rsplit(".", i)[0] for i in range(1, name.count(".") + 1))
+                        if parent in graph and parent != "autodbg"}
+    visiting, done, cycles = [], set(), []
+
+    def visit(name):
+        if name in done:
+            return
+        if name in visiting:
+            cycles.append(visiting[visiting.index(name):] + [name])
+            return
+        visiting.append(name)
+        for target in sorted(graph[name]):
+            visit(target)
+        visiting.pop()
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name)
+    assert not cycles, " ; ".join(" -> ".join(c) for c in cycles)
+    # The start-up hook runs in every interpreter: at start-up it imports only what `site` has loaded.
+    boot = ast.parse(files["autodbg._boot"].read_text(encoding="utf-8")).body
+    assert {alias.name for node in boot if isinstance(node, ast.Import) for alias in node.names} == {"os", "sys"}
+    assert not [node for node in boot if isinstance(node, ast.ImportFrom)]
+
+
+def a_full_result() -> Result:
+    frame = FrameEvidence(0, "/p/app.py", "app.py", "main", 3, True, "x = 1 / n", SourceWindow(1, ["n = 0"]),
+                          [LineValue("n", "0")], {"m": "1"}, 0,
+                          [CalledFunction("f", "/p/app.py", "app.py", 5, ["def f(): pass"], 0)])
+    dossier = Dossier(ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"),
+                      [ChainLink(0, "ZeroDivisionError: division by zero", "raised")],
+                      CrashSite("/p/app.py", 3, "main"), [frame], 0, 0, False)
+    fix = Fix("n = 1", "diff", True, True, None, 1, 1, verified=True, outcome="verified")
+    diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
+    return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
+                  diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"),
+                  timings=Timings(1.0, 0.1, 2.0, [1.0], 0.5, 5.0), tokens=Tokens(10, 5, 3, True), stopped_by="done")
+
+
+def readme_schema() -> dict[str, set[str]]:
+    """The fields of each object in README's "JSON report" section: top-level names, then each
+    `name: {field, ...}` and `name [{field, ...}]`."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("## JSON report", 1)[1].split("```", 2)[1]
+    schema = {"": set()}
+    for line in block.splitlines():
+        if re.match(r"^\w", line):
+            names = re.sub(r"\([^()]*\)", "", line.split(":", 1)[0])
+            schema[""] |= {name.strip() for name in re.findall(r"(?:^|,)\s*(\w+)", names)}
+    flat = re.sub(r"\s+", " ", block)
+    for name, body in _objects(flat):
+        schema[name] = {field for field in re.findall(r"(?:[{,]|^)\s*(\w+)", _top_level(body))}
+    return schema
+
+
+def _objects(text: str):
+    """(name, body) of each `name {...}`, `name: {...}` or `name [{...}]`, braces balanced."""
+    for m in re.finditer(r"(\w+):? \[?\{", text):
+        depth, i = 1, m.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        yield m.group(1), "{" + text[m.end():i - 1]
+
+
+def _top_level(body: str) -> str:
+    """BODY with nested {...} and (...) removed."""
+    while True:
+        stripped = re.sub(r"\{[^{}]*\}|\([^()]*\)", "", body[1:])
+        if stripped == body[1:]:
+            return "{" + stripped
+        body = "{" + stripped
+
+
+def test_to_json_gives_readmes_schema_exactly():
+    data = a_full_result().to_json()
+    schema = readme_schema()
+    assert set(data) == schema[""] | {"dossier", "diagnosis", "model", "timings", "tokens"} - {""}
+    dossier = data["dossier"]
+    assert set(dossier) == schema["dossier"]
+    assert set(dossier["exception"]) == schema["exception"]
+    assert set(dossier["chain"][0]) == schema["chain"]
+    assert set(dossier["crash_site"]) == schema["crash_site"]
+    assert set(dossier["frames"][0]) == schema["frames"]
+    assert set(dossier["frames"][0]["source"]) == schema["source"]
+    assert set(dossier["frames"][0]["line_values"][0]) == schema["line_values"]
+    assert set(dossier["frames"][0]["called_functions"][0]) == schema["called_functions"]
+    assert set(data["transcript"][0]) == schema["transcript"]
+    assert set(data["diagnosis"]) == schema["diagnosis"]
+    assert set(data["diagnosis"]["fix"]) == schema["fix"]
+    assert set(data["diagnosis"]["source_window"]) == schema["source_window"]
+    assert set(data["model"]) == schema["model"]
+    assert set(data["timings"]) == schema["timings"]
+    assert set(data["tokens"]) == schema["tokens"]
+
+
+def test_steps_that_did_not_happen_are_left_out():
+    result = a_full_result()
+    result.diagnosis.fix.verified = result.diagnosis.fix.outcome = None  # not under `autodbg run`
+    result.timings = Timings(worker_start=0.1, evidence=0.2, total=0.3)
+    result.tokens = None
+    data = result.to_json()
+    assert set(data["diagnosis"]["fix"]) == {"replacement", "first", "last", "diff", "applies", "compiles", "problem"}
+    assert data["timings"] == {"worker_start": 0.1, "evidence": 0.2, "total": 0.3}
+    assert data["tokens"] == {}
+
+
+def test_every_model_implements_the_interface_with_its_signatures():
+    for implementation in (Engine, ScriptedStandInModel):
+        assert issubclass(implementation, Model)
+        for name in Model.__abstractmethods__:
+            wanted = inspect.signature(getattr(Model, name)).parameters
+            have = inspect.signature(getattr(implementation, name)).parameters
+            for param, spec in wanted.items():
+                assert param in have, (implementation.__name__, name, param)
+                assert (have[param].kind, have[param].default) == (spec.kind, spec.default), (implementation, name, param)
+            extra = [p for p in have.values() if p.name not in wanted]
+            assert all(p.default is not inspect.Parameter.empty for p in extra), (implementation, name, extra)
