@@ -537,3 +537,26 @@ def test_a_further_audit_hook_is_never_added():
         sys.audit("probe.test")
         return seen
     assert probe(add_a_hook).value == []
+
+
+def test_ordinary_allocations_fit_under_the_address_space_limit():
+    assert probe(lambda: len(bytearray(256 << 20))).value == 256 << 20
+
+
+def test_creating_a_file_with_os_open_names_the_flags(tmp_path):
+    outcome = probe(lambda: os.open(tmp_path / "new", os.O_CREAT | os.O_WRONLY))
+    assert outcome.detail == f"refused by the sandbox: open({str(tmp_path / 'new')!r}, O_WRONLY|O_CREAT)"
+
+
+def test_an_exception_in_the_parent_while_waiting_still_ends_the_probe():
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            probe(lambda: time.sleep(100), deadline=10)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert children_of_this_process() == []

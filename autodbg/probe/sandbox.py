@@ -25,6 +25,7 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
+from typing import Callable
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
@@ -33,6 +34,9 @@ _SIGKILL = 9
 _NULL_DEVICES = {os.makedev(1, n) for n in (3, 5, 7, 8, 9)} if hasattr(os, "makedev") else set()  # null zero full random urandom
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _WRITE_MODE = set("wax+")
+# Taken before the probe's user namespace, where the euid reads 65534 but the kernel still
+# counts the process as root (real uid 0), which RLIMIT_NPROC never limits.
+_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 class Refused(PermissionError):
@@ -104,8 +108,8 @@ def _flag_names(flags: int) -> str:
 def _check_open(args: tuple) -> None:
     path, mode, flags = args
     if (isinstance(mode, str) and _WRITE_MODE & set(mode)) or (isinstance(flags, int) and flags & _WRITE_FLAGS):
-        shown = mode if isinstance(mode, str) else _flag_names(flags)
-        raise Refused(f"refused by the sandbox: open({_show(path)}, {shown if mode is None else _show(mode)})")
+        shown = _show(mode) if isinstance(mode, str) else _flag_names(flags)
+        raise Refused(f"refused by the sandbox: open({_show(path)}, {shown})")
     if isinstance(path, int):
         return  # an inherited descriptor: /dev/null by now
     try:
@@ -222,7 +226,7 @@ def _set_limits(deadline: float, limits: Limits) -> str:
                               (resource.RLIMIT_AS, address_space, address_space),
                               (resource.RLIMIT_NPROC, 0, 0)):
         resource.setrlimit(which, (soft, hard))
-    root = " (NPROC not enforced for root)" if os.geteuid() == 0 else ""
+    root = " (NPROC not enforced for root)" if _ROOT else ""
     return f"FSIZE 0, AS {address_space >> 20} MiB, CPU {cpu} s, CORE 0, NPROC 0{root}"
 
 
@@ -262,19 +266,24 @@ _DESCRIBED = {
 }
 
 
-def enter(deadline: float, limits: Limits, keep_fds: set[int]) -> list[Layer]:
-    """Apply every layer this machine gives, in the child, and say which applied and how.
-    KEEP_FDS (the reply pipe) survive the descriptor layer."""
-    steps = (
+def steps(deadline: float, limits: Limits, keep_fds: set[int]) -> tuple[tuple[str, Callable[[], str]], ...]:
+    """The layers in the order they must be entered (each returns its one-line detail); apart
+    from enter, only bench/probe.py uses this, to time them one by one."""
+    return (
         ("session", _enter_session),
         ("network namespace", _enter_network_namespace),
         ("resource limits", lambda: _set_limits(deadline, limits)),
         ("inherited descriptors", lambda: _replace_descriptors(keep_fds)),
         ("unaudited functions", _refuse_unaudited),
-        ("audit hook", _install_hook),
+        ("audit hook", _install_hook),  # last: it forbids ctypes, which the first two use
     )
+
+
+def enter(deadline: float, limits: Limits, keep_fds: set[int]) -> list[Layer]:
+    """Apply every layer this machine gives, in the child, and say which applied and how.
+    KEEP_FDS (the reply pipe) survive the descriptor layer."""
     applied = []
-    for name, step in steps:
+    for name, step in steps(deadline, limits, keep_fds):
         try:
             applied.append(Layer(name, True, step()))
         except (OSError, ValueError, ImportError, AttributeError) as exc:
@@ -293,7 +302,7 @@ def layers() -> tuple[Layer, ...]:
              _probe_network_namespace()]
     try:
         import resource  # noqa: F401
-        root = " (NPROC not enforced for root)" if os.geteuid() == 0 else ""
+        root = " (NPROC not enforced for root)" if _ROOT else ""
         found.append(Layer("resource limits", True, _DESCRIBED["resource limits"] + root))
     except ImportError:
         found.append(Layer("resource limits", False, "no resource module"))
