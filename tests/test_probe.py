@@ -560,3 +560,38 @@ def test_an_exception_in_the_parent_while_waiting_still_ends_the_probe():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert children_of_this_process() == []
+
+
+def test_a_module_never_imported_before_imports_without_writing_its_bytecode(tmp_path):
+    (tmp_path / "fresh_module_for_probe.py").write_text("ANSWER = 42\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        def import_it():
+            sys.dont_write_bytecode = False  # PYTHONDONTWRITEBYTECODE may be set around the tests
+            return __import__("fresh_module_for_probe").ANSWER
+        assert probe(import_it).value == 42
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh_module_for_probe.py"]
+
+
+HOOKED_PARENT = '''\
+import sys
+def program_hook(event, args):
+    if event in sys.argv[1:]:
+        raise RuntimeError("the program refuses " + event)
+sys.addaudithook(program_hook)
+from autodbg.probe import run_in_probe
+outcome = run_in_probe(lambda: 6 * 7, deadline=5)
+print(outcome.status, outcome.value, outcome.detail, "session" in outcome.layers)
+'''
+
+
+@pytest.mark.parametrize("refused, printed", [
+    ("ctypes.dlopen", "ok 42  True"),  # no ctypes: the session layer goes on without prctl
+    ("os.fork", "died None probe could not start: the program refuses os.fork False"),
+])
+def test_a_program_with_its_own_audit_hook(tmp_path, refused, printed):
+    (tmp_path / "parent.py").write_text(HOOKED_PARENT)
+    done = run_py([str(tmp_path / "parent.py"), refused], env=clean_env())
+    assert (done.stdout, done.stderr) == (printed + "\n", "")

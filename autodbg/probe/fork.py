@@ -48,14 +48,15 @@ def available() -> bool:
 
 def run_in_probe(function: Callable[[], Any], *, deadline: float, limits: Limits | None = None) -> ProbeOutcome:
     """Call FUNCTION in a sandboxed fork and return how that ended, within DEADLINE seconds
-    (plus the time to kill and reap the child). Never raises for anything the child does."""
+    (plus the time to kill and reap the child). Its value comes back through JSON (tuples as
+    lists, dict keys as strings). Never raises for anything the child does."""
     limits = limits or Limits()
-    sandbox._libc()  # load ctypes here, once, not in every child
+    sandbox.libc()  # load ctypes here, once, not in every child
     start = time.monotonic()
     read_fd, write_fd = os.pipe()
     try:
         pid = sandbox.fork_quietly()
-    except OSError as exc:
+    except Exception as exc:  # noqa: BLE001 — out of processes, or the program's own audit hook refuses
         os.close(read_fd)
         os.close(write_fd)
         return ProbeOutcome("died", detail=f"probe could not start: {exc}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import stat
 import sys
 from dataclasses import dataclass
@@ -30,7 +31,6 @@ from typing import Callable
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 PR_SET_PDEATHSIG = 1
-_SIGKILL = 9
 _NULL_DEVICES = {os.makedev(1, n) for n in (3, 5, 7, 8, 9)} if hasattr(os, "makedev") else set()  # null zero full random urandom
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _WRITE_MODE = set("wax+")
@@ -56,6 +56,11 @@ class Limits:
     memory_margin: int = 1 << 30  # bytes of address space the probe may add to what it inherits
     reply_bytes: int = 4 << 20  # largest JSON reply the parent accepts
 
+
+_SESSION = "own session, no terminal; killed when its parent dies"
+_SESSION_ALONE = "own session, no terminal; not killed with its parent (no ctypes/prctl here)"
+_UNAUDITED_DETAIL = "signal/timer changes, os.mkfifo/mknod, _posixsubprocess.fork_exec refuse"
+_HOOK_DETAIL = "writes, network, processes, ctypes, terminals and devices refused"
 
 # Events refused outright. Names and argument shapes checked on CPython 3.10-3.13.
 _REFUSED_EVENTS = frozenset({
@@ -137,7 +142,6 @@ def _refusing(qualified: str):
 
 
 def _refuse_unaudited() -> str:
-    import signal
     try:
         import _posixsubprocess  # noqa: F401  (imported so its fork_exec can be replaced)
     except ImportError:
@@ -152,7 +156,7 @@ def _refuse_unaudited() -> str:
     if "ctypes" in sys.modules:  # made from raw addresses at import: calls raise no audit event
         for name in ("memmove", "memset", "cast", "string_at", "wstring_at"):
             setattr(sys.modules["ctypes"], name, _refusing(f"ctypes.{name}"))
-    return "signal.signal/setitimer/alarm, os.mkfifo/mknod, _posixsubprocess.fork_exec refuse"
+    return _UNAUDITED_DETAIL
 
 
 def fork_quietly() -> int:
@@ -167,14 +171,14 @@ def fork_quietly() -> int:
 # --- session and namespaces (ctypes, before the audit hook forbids it) ---------------------------
 
 @functools.lru_cache(maxsize=None)
-def _libc():
+def libc():
     """libc through ctypes, or None. Imported in the parent once, so a probe does not pay for it."""
     if not sys.platform.startswith("linux"):
         return None
     try:
         import ctypes
         return ctypes.CDLL(None, use_errno=True)
-    except (ImportError, OSError):
+    except Exception:  # noqa: BLE001 — no ctypes, or the program's own audit hook refuses it
         return None
 
 
@@ -182,26 +186,26 @@ def _call_libc(name: str, *args: int) -> None:
     import ctypes
     # Subscript, not attribute: the attribute would be cached on the CDLL where program code
     # in the probe could find it and call it without any audit event.
-    if _libc()[name](*args) != 0:
+    if libc()[name](*args) != 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
 
 
 def _enter_session() -> str:
     os.setsid()
-    if _libc() is None:
-        return "own session; not killed with its parent (no ctypes/prctl here)"
+    if libc() is None:
+        return _SESSION_ALONE
     parent = os.getppid()
-    _call_libc("prctl", PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+    _call_libc("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
-    return "own session, no terminal; killed when its parent dies"
+    return _SESSION
 
 
 def _unshare(flags: int) -> None:
     if hasattr(os, "unshare"):
         os.unshare(flags)
-    elif _libc() is not None:
+    elif libc() is not None:
         _call_libc("unshare", flags)
     else:
         raise OSError("no unshare here")
@@ -252,19 +256,10 @@ def _replace_descriptors(keep: set[int]) -> str:
 
 def _install_hook() -> str:
     sys.addaudithook(_audit)
-    return "writes, network, processes, ctypes, terminals and devices refused"
+    return _HOOK_DETAIL
 
 
 # --- the two entry points ------------------------------------------------------------------------
-
-_DESCRIBED = {
-    "session": "own session, no terminal; killed when its parent dies",
-    "resource limits": "RLIMIT_FSIZE 0, AS inherited + margin, CPU from the deadline, CORE 0, NPROC 0",
-    "inherited descriptors": "every inherited descriptor points at /dev/null",
-    "unaudited functions": "signal/timer changes, mkfifo, mknod, fork_exec refuse",
-    "audit hook": "writes, network, processes, ctypes, terminals and devices refused",
-}
-
 
 def steps(deadline: float, limits: Limits, keep_fds: set[int]) -> tuple[tuple[str, Callable[[], str]], ...]:
     """The layers in the order they must be entered (each returns its one-line detail); apart
@@ -286,31 +281,33 @@ def enter(deadline: float, limits: Limits, keep_fds: set[int]) -> list[Layer]:
     for name, step in steps(deadline, limits, keep_fds):
         try:
             applied.append(Layer(name, True, step()))
-        except (OSError, ValueError, ImportError, AttributeError) as exc:
+        except Exception as exc:  # noqa: BLE001 — the kernel says no, or the program's own audit hook does
             applied.append(Layer(name, False, f"skipped: {exc}"))
     return applied
 
 
 @functools.lru_cache(maxsize=None)
 def layers() -> tuple[Layer, ...]:
-    """Which layers this machine gives probes, for `autodbg status`. Tries the network namespace
-    in a throwaway child (a few ms, once per process)."""
+    """Which layers this machine gives probes, in the order enter applies them, for `autodbg
+    status`. Tries the network namespace in a throwaway child (a few ms, once per process)."""
     if not hasattr(os, "fork"):
-        return tuple(Layer(name, False, "no os.fork here") for name in ("network namespace", *_DESCRIBED))
-    libc = _libc() is not None
-    found = [Layer("session", True, _DESCRIBED["session"] if libc else "own session; not killed with its parent (no ctypes)"),
-             _probe_network_namespace()]
+        return tuple(Layer(name, False, "no os.fork here") for name, _ in steps(1, Limits(), set()))
     try:
         import resource  # noqa: F401
-        root = " (NPROC not enforced for root)" if _ROOT else ""
-        found.append(Layer("resource limits", True, _DESCRIBED["resource limits"] + root))
+        limits = Layer("resource limits", True, "RLIMIT_FSIZE 0, AS inherited + margin, CPU from the "
+                       "deadline, CORE 0, NPROC 0" + (" (NPROC not enforced for root)" if _ROOT else ""))
     except ImportError:
-        found.append(Layer("resource limits", False, "no resource module"))
-    found.append(Layer("inherited descriptors", os.path.isdir("/proc/self/fd"),
-                       _DESCRIBED["inherited descriptors"] if os.path.isdir("/proc/self/fd") else "no /proc/self/fd"))
-    found.append(Layer("unaudited functions", True, _DESCRIBED["unaudited functions"]))
-    found.append(Layer("audit hook", True, _DESCRIBED["audit hook"]))
-    return tuple(found)
+        limits = Layer("resource limits", False, "no resource module")
+    proc_fd = os.path.isdir("/proc/self/fd")
+    return (
+        Layer("session", True, _SESSION if libc() is not None else _SESSION_ALONE),
+        _probe_network_namespace(),
+        limits,
+        Layer("inherited descriptors", proc_fd,
+              "every inherited descriptor points at /dev/null" if proc_fd else "no /proc/self/fd"),
+        Layer("unaudited functions", True, _UNAUDITED_DETAIL),
+        Layer("audit hook", True, _HOOK_DETAIL),
+    )
 
 
 def _probe_network_namespace() -> Layer:
