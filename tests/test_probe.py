@@ -22,7 +22,7 @@ from conftest import clean_env, run_py
 
 pytestmark = pytest.mark.skipif(not available(), reason="no os.fork here")
 
-ALL_LAYERS = ("session", "network namespace", "resource limits", "inherited descriptors",
+ALL_LAYERS = ("session", "network namespace", "resource limits", "inherited descriptors", "system call filter",
               "unaudited functions", "audit hook")
 
 
@@ -479,7 +479,11 @@ def test_network_namespace_has_only_loopback():
         detail = {layer.name: layer.detail for layer in layers()}["network namespace"]
         assert detail.startswith("unavailable: ")
         pytest.skip(f"the kernel gives no network namespace here: {detail}")
-    assert probe(lambda: [name for _, name in socket.if_nameindex()]).value == ["lo"]
+    def interfaces():  # /proc/net/dev lists the interfaces of the reader's network namespace
+        lines = pathlib.Path("/proc/net/dev").read_text().splitlines()[2:]
+        return [line.split(":")[0].strip() for line in lines]
+    assert len(interfaces()) > 1
+    assert probe(interfaces).value == ["lo"]
 
 
 # --- the sandbox: processes, ctypes, hooks --------------------------------------------------------------
@@ -492,9 +496,8 @@ def test_network_namespace_has_only_loopback():
     lambda: os.execv("/bin/true", ["true"]),
     lambda: os.spawnv(os.P_WAIT, "/bin/true", ["true"]),
     lambda: __import__("_posixsubprocess").fork_exec(),
-    lambda: __import__("pty").fork(),
     lambda: __import__("resource").setrlimit(__import__("resource").RLIMIT_FSIZE, (1 << 20, 1 << 20)),
-], ids=["subprocess", "system", "fork", "posix_spawn", "exec", "spawnv", "fork_exec", "pty", "setrlimit"])
+], ids=["subprocess", "system", "fork", "posix_spawn", "exec", "spawnv", "fork_exec", "setrlimit"])
 def test_processes_are_refused(attempt):
     outcome = probe(attempt)
     assert outcome.status == "refused", outcome
@@ -595,3 +598,52 @@ def test_a_program_with_its_own_audit_hook(tmp_path, refused, printed):
     (tmp_path / "parent.py").write_text(HOOKED_PARENT)
     done = run_py([str(tmp_path / "parent.py"), refused], env=clean_env())
     assert (done.stdout, done.stderr) == (printed + "\n", "")
+
+
+# --- the system call filter: what the audit hook cannot see -------------------------------------------
+
+@pytest.fixture
+def resolved_libc():
+    """libc functions the program resolved before the crash: calling them raises no audit event."""
+    if not machine_gives("system call filter"):
+        detail = {layer.name: layer.detail for layer in layers()}["system call filter"]
+        pytest.skip(f"no system call filter here: {detail}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    return {name: libc[name] for name in ("unlink", "mkdir", "rename", "open", "kill", "fork", "chmod")}
+
+
+def test_prepared_ctypes_calls_are_refused_by_the_kernel(tmp_path, resolved_libc):
+    (tmp_path / "kept.txt").write_text("kept")
+    before = snapshot(tmp_path)
+    c = resolved_libc
+    kept, parent = bytes(tmp_path / "kept.txt"), os.getpid()
+    attempts = {
+        "unlink": lambda: c["unlink"](kept),
+        "mkdir": lambda: c["mkdir"](bytes(tmp_path / "new"), 0o755),
+        "rename": lambda: c["rename"](kept, bytes(tmp_path / "moved")),
+        "open O_CREAT": lambda: c["open"](bytes(tmp_path / "new.txt"), os.O_WRONLY | os.O_CREAT, 0o644),
+        "chmod": lambda: c["chmod"](kept, 0o777),
+        "kill parent": lambda: c["kill"](parent, 0),
+        "fork": lambda: c["fork"](),
+    }
+    results = {name: probe(attempt) for name, attempt in attempts.items()}
+    assert {name: (r.status, r.value) for name, r in results.items()} == {name: ("ok", -1) for name in attempts}
+    assert snapshot(tmp_path) == before
+
+
+def test_pty_fork_finds_neither_forkpty_nor_a_terminal():
+    outcome = probe(lambda: __import__("pty").fork())
+    assert (outcome.status, outcome.detail) == ("error", "OSError: out of pty devices")
+
+
+def test_threads_still_start_in_the_probe_as_root():
+    if os.geteuid() != 0:
+        pytest.skip("RLIMIT_NPROC 0 stops threads too, except for root")
+
+    def in_a_thread():
+        found = []
+        worker = threading.Thread(target=lambda: found.append(threading.get_ident()))
+        worker.start()
+        worker.join()
+        return len(found)
+    assert probe(in_a_thread).value == 1

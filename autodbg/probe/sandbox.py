@@ -11,6 +11,8 @@ In the order `enter` applies them:
                        RLIMIT_NPROC 0 (not enforced for root)
   inherited descriptors  every descriptor inherited from the program points at /dev/null: no send
                        on its sockets or pipes, no move of a file offset it shares with the program
+  system call filter   seccomp: the kernel refuses writes, connects, exec, fork and signals to
+                       others even to C code and ctypes functions the program resolved (seccomp.py)
   unaudited functions  signal/timer changes and the few writes and spawns without an audit event
                        (os.mkfifo, os.mknod, _posixsubprocess.fork_exec) refuse
   audit hook           PEP 578 hook refusing writes, network, processes, ctypes, further hooks,
@@ -27,6 +29,8 @@ import stat
 import sys
 from dataclasses import dataclass
 from typing import Callable
+
+from autodbg.probe import native, seccomp
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
@@ -170,33 +174,12 @@ def fork_quietly() -> int:
 
 # --- session and namespaces (ctypes, before the audit hook forbids it) ---------------------------
 
-@functools.lru_cache(maxsize=None)
-def libc():
-    """libc through ctypes, or None. Imported in the parent once, so a probe does not pay for it."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-        return ctypes.CDLL(None, use_errno=True)
-    except Exception:  # noqa: BLE001 — no ctypes, or the program's own audit hook refuses it
-        return None
-
-
-def _call_libc(name: str, *args: int) -> None:
-    import ctypes
-    # Subscript, not attribute: the attribute would be cached on the CDLL where program code
-    # in the probe could find it and call it without any audit event.
-    if libc()[name](*args) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-
-
 def _enter_session() -> str:
     os.setsid()
-    if libc() is None:
+    if native.libc() is None:
         return _SESSION_ALONE
     parent = os.getppid()
-    _call_libc("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    native.call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
     return _SESSION
@@ -205,8 +188,8 @@ def _enter_session() -> str:
 def _unshare(flags: int) -> None:
     if hasattr(os, "unshare"):
         os.unshare(flags)
-    elif libc() is not None:
-        _call_libc("unshare", flags)
+    elif native.libc() is not None:
+        native.call("unshare", flags)
     else:
         raise OSError("no unshare here")
 
@@ -268,9 +251,10 @@ def steps(deadline: float, limits: Limits, keep_fds: set[int]) -> tuple[tuple[st
         ("session", _enter_session),
         ("network namespace", _enter_network_namespace),
         ("resource limits", lambda: _set_limits(deadline, limits)),
-        ("inherited descriptors", lambda: _replace_descriptors(keep_fds)),
-        ("unaudited functions", _refuse_unaudited),
-        ("audit hook", _install_hook),  # last: it forbids ctypes, which the first two use
+        ("inherited descriptors", lambda: _replace_descriptors(keep_fds)),  # opens /dev/null read-write
+        ("system call filter", seccomp.install),  # refuses what the steps above do; uses ctypes.cast
+        ("unaudited functions", _refuse_unaudited),  # replaces ctypes.cast
+        ("audit hook", _install_hook),  # last: it forbids ctypes
     )
 
 
@@ -300,11 +284,12 @@ def layers() -> tuple[Layer, ...]:
         limits = Layer("resource limits", False, "no resource module")
     proc_fd = os.path.isdir("/proc/self/fd")
     return (
-        Layer("session", True, _SESSION if libc() is not None else _SESSION_ALONE),
+        Layer("session", True, _SESSION if native.libc() is not None else _SESSION_ALONE),
         _probe_network_namespace(),
         limits,
         Layer("inherited descriptors", proc_fd,
               "every inherited descriptor points at /dev/null" if proc_fd else "no /proc/self/fd"),
+        Layer("system call filter", seccomp.supported() is None, seccomp.supported() or seccomp.DETAIL),
         Layer("unaudited functions", True, _UNAUDITED_DETAIL),
         Layer("audit hook", True, _HOOK_DETAIL),
     )
