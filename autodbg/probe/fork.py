@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
-from autodbg.probe import native, sandbox
+from autodbg.probe import sandbox
 from autodbg.probe.sandbox import Limits, Refused
 
 _POLL = 0.05  # seconds between exit checks where there is no pidfd to wait on
@@ -51,7 +51,7 @@ def run_in_probe(function: Callable[[], Any], *, deadline: float, limits: Limits
     (plus the time to kill and reap the child). Its value comes back through JSON (tuples as
     lists, dict keys as strings). Never raises for anything the child does."""
     limits = limits or Limits()
-    native.libc()  # load ctypes here, once, not in every child
+    sandbox.prepare()
     start = time.monotonic()
     read_fd, write_fd = os.pipe()
     try:

@@ -145,11 +145,18 @@ def _refusing(qualified: str):
     return refuse
 
 
-def _refuse_unaudited() -> str:
+@functools.lru_cache(maxsize=None)
+def prepare() -> None:
+    """Load, in the parent and once, what every probe's set-up needs, so no child pays for it."""
+    native.libc()
     try:
-        import _posixsubprocess  # noqa: F401  (imported so its fork_exec can be replaced)
+        import _posixsubprocess  # noqa: F401  (loaded so the child can replace its fork_exec)
     except ImportError:
         pass
+
+
+def _refuse_unaudited() -> str:
+    prepare()
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past RLIMIT_FSIZE fails, not kills
     for module_name, names in _UNAUDITED.items():
