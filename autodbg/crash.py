@@ -203,8 +203,10 @@ def new_result(session: Session, thread_name: str | None) -> dict:
 
 
 def write_report(result: dict, path: str) -> None:
-    """Write atomically so a reader never sees half a report."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2, default=str)
-    os.replace(tmp, path)
+    """Write atomically, so a reader never sees half a report, and private (0600): it holds argv,
+    the working directory and the program's values."""
+    from pathlib import Path
+
+    from autodbg.files import write_private
+
+    write_private(Path(path), json.dumps(result, indent=2, default=str))

@@ -13,10 +13,10 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from autodbg.errors import AutodbgError
+from autodbg.files import state_dir
 
 STATE_LIMIT = 256 << 20  # bytes of saved prompt state kept on disk
 
@@ -70,12 +70,6 @@ def context_size_for(model_size: int, trained: int, ceiling: int = 4096) -> int:
     if available < model_size + (1 << 30):  # weights plus a margin for the KV cache and Python
         n_ctx = min(n_ctx, 2048)
     return n_ctx
-
-
-def state_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("autodbg", appauthor=False)) / "prompt-state"
 
 
 class Engine:
