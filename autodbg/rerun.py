@@ -23,10 +23,12 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autodbg.debugger.commands import Breakpoint, Session, bound_output
 from autodbg.debugger.core import Inspector, display_path
 from autodbg.debugger.safe_eval import Evaluator, Refused, TimeLimit, cut
+from autodbg.files import is_inside, write_shared
 
 MAX_HITS = 20  # breakpoint stops in one re-run
 RERUN_BUDGET = 30.0  # seconds the program may run between two stops
@@ -225,12 +227,13 @@ def verify_fix(program: Program, file: str, first: int, last: int, replacement: 
     with tempfile.TemporaryDirectory(prefix="autodbg-verify-") as tmp:
         copy = os.path.join(tmp, os.path.basename(root) or "program")
         shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"))
-        target = os.path.join(copy, os.path.relpath(file, root))
-        with open(target, encoding="utf-8") as f:
+        target = Path(copy, os.path.relpath(file, root))
+        if not (target.parent.is_dir() and is_inside(target.parent, Path(tmp))):  # linked: the user's own files
+            return {"verified": False, "outcome": f"not verified: {display_path(file)} is in a linked folder"}
+        with open(file, encoding="utf-8") as f:
             lines = f.read().splitlines(keepends=True)
         lines[first - 1:last] = [replacement if replacement.endswith("\n") else replacement + "\n"]
-        with open(target, "w", encoding="utf-8") as f:
-            f.writelines(lines)
+        write_shared(target, "".join(lines))  # replaces a symlinked file in the copy, never writes through it
         moved = lambda p: os.path.join(copy, os.path.relpath(p, root)) if os.path.commonpath([root, os.path.abspath(p)]) == root else p  # noqa: E731
         command = program.command
         if not program.module:

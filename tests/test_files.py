@@ -24,6 +24,7 @@ from autodbg.files import UnsafePath, private_dir, write_private
 from autodbg.llm import download
 from autodbg.llm.engine import Engine, free_cores
 from autodbg.llm.worker import prune
+from autodbg.rerun import Program, verify_fix
 from tests.conftest import REPO, clean_env
 from tests.fakehub import COMMIT
 from tests.test_download import FILE, Machine, blob, ok, one_line_error, spec  # noqa: F401 (fixtures)
@@ -295,3 +296,32 @@ def test_the_state_directory_is_private(tmp_path):
         private_dir(tmp_path / "file")
 
 
+
+
+# --- Fix verification writes only into its copy of the program ---
+
+LIB = "def inverse(x):\n    return 1 / x\n"
+MAIN = "import sys\nsys.path.insert(0, sys.argv[1])\nimport lib\nlib.inverse(0)\n"
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_verifying_a_fix_never_writes_through_a_symlink_into_the_users_files(tmp_path, linked):
+    elsewhere, prog = tmp_path / "elsewhere", tmp_path / "prog"
+    elsewhere.mkdir()
+    prog.mkdir()
+    (elsewhere / "lib.py").write_text(LIB)
+    if linked == "file":
+        (prog / "lib.py").symlink_to(elsewhere / "lib.py")
+        where = "."
+    else:
+        (prog / "pkg").symlink_to(elsewhere, target_is_directory=True)
+        where = "pkg"
+    (prog / "main.py").write_text(MAIN)
+    program = Program(None, [str(prog / "main.py"), where], str(prog))
+    fixed = verify_fix(program, str(prog / where / "lib.py"), 2, 2, "    return 1 / (x or 1)\n",
+                       "ZeroDivisionError")
+    assert (elsewhere / "lib.py").read_text() == LIB
+    if linked == "file":  # the link is replaced in the copy: the fix is verified there
+        assert fixed == {"verified": True, "outcome": "verified by re-running: the program now exits 0"}
+    else:
+        assert fixed == {"verified": False, "outcome": f"not verified: {prog}/pkg/lib.py is in a linked folder"}
