@@ -294,8 +294,9 @@ def _remove_cached(path: Path) -> None:
     """Remove a file of our huggingface_hub cache: its sidecar, the blob behind its snapshot link
     (only when that is in our cache too), the link itself. Nothing outside the cache is deleted."""
     unlink_inside(_sidecar_path(path), verified_dir())
-    if is_inside(path, models_dir()):
-        unlink_inside(path.resolve(), models_dir())
+    blob = path.resolve()
+    if is_inside(blob, models_dir()):  # else the link goes, and what it points to stays
+        blob.unlink(missing_ok=True)
     unlink_inside(path, models_dir())
 
 
@@ -332,7 +333,10 @@ def _read_sidecar(path: Path) -> dict | None:
 
 def _write_sidecar(path: Path, sha256: str, hashed: os.stat_result) -> None:
     """Remember that PATH, as it was when stat gave HASHED (before hashing), has SHA256."""
-    private_dir(verified_dir())
     record = {"path": str(path.absolute()), "sha256": sha256,
               "size": hashed.st_size, "mtime_ns": hashed.st_mtime_ns, "inode": hashed.st_ino}
-    write_private(_sidecar_path(path), json.dumps(record))  # a concurrent reader sees the old or the new
+    try:
+        private_dir(verified_dir())
+        write_private(_sidecar_path(path), json.dumps(record))  # a concurrent reader sees the old or the new
+    except OSError:
+        pass  # a read-only cache: verified, but hashed again at the next use
