@@ -43,7 +43,6 @@ import os, sys
 report = os.environ["AUTODBG_REPORT"]
 os.symlink(sys.argv[1], report)  # the report's own name
 os.symlink(sys.argv[2], f"{report}.{os.getpid()}.tmp")  # the temporary name autodbg used to write through
-password_hash = "not for other users"
 raise ValueError("boom")
 """
 
