@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -19,6 +18,7 @@ from pathlib import Path
 from autodbg import _boot
 from autodbg.errors import AutodbgError
 from autodbg.terminal import is_tty
+from autodbg.files import write_shared
 
 # One source of truth, sitecustomize_template/sitecustomize.py: this path is a symlink to it in
 # the checkout, and the wheel holds the file itself.
@@ -162,16 +162,43 @@ def _ask(python: str, code: str) -> str:
 
 
 def _install_sitecustomize(venv: Venv) -> None:
+    """All or nothing: the venv's own sitecustomize.py stays in place, byte for byte, unless ours
+    is written and is the one Python imports there."""
     target, kept = venv.sitecustomize, venv.previous_sitecustomize
-    if target.exists() and not _is_ours(target):
-        if kept.exists():
-            raise AutodbgError(f"both {target} and {kept} exist; merge them by hand first")
-        os.replace(target, kept)
-        print(f"autodbg: moved the venv's own {target.name} to {kept}; autodbg's runs it first")
+    had = target.exists()  # theirs, ours from an earlier install, or nothing
+    theirs = had and not _is_ours(target)
+    if theirs and kept.exists():
+        raise AutodbgError(f"both {target} and {kept} exist; merge them by hand first")
     try:
-        shutil.copyfile(SITECUSTOMIZE_TEMPLATE, target)
+        template = SITECUSTOMIZE_TEMPLATE.read_bytes()
     except OSError as exc:
-        raise AutodbgError(f"cannot write {target}: {exc.strerror}") from None
+        raise AutodbgError(f"cannot read {SITECUSTOMIZE_TEMPLATE}: {exc.strerror}") from None
+    if theirs:
+        try:  # a second name for their file (exclusive), so replacing the first loses nothing
+            os.link(target, kept, follow_symlinks=False)
+        except OSError as exc:
+            raise AutodbgError(f"cannot keep {target} as {kept}: {exc.strerror}") from None
+    try:
+        try:
+            write_shared(target, template)
+        except OSError as exc:
+            raise AutodbgError(f"cannot write {target}: {exc.strerror}") from None
+        _check_imported(venv, target)
+    except BaseException:
+        if theirs:
+            # Their file back under its name. Had ours not replaced it yet, both names are still one
+            # file: the rename then does nothing, and the unlink drops the second name.
+            os.replace(kept, target)
+            kept.unlink(missing_ok=True)
+        elif not had:
+            _remove(target)
+        raise
+    if theirs:
+        print(f"autodbg: moved the venv's own {target.name} to {kept}; autodbg's runs it first")
+    print(f"autodbg: wrote {target}")
+
+
+def _check_imported(venv: Venv, target: Path) -> None:
     # A sitecustomize earlier on sys.path (Debian puts one in the stdlib directory) would hide ours.
     # Search as `site` does at start-up: without the current directory that -c puts first.
     found = _ask(venv.python, "import sys, importlib.machinery as m; "
@@ -179,12 +206,8 @@ def _install_sitecustomize(venv: Venv) -> None:
                               "s = m.PathFinder.find_spec('sitecustomize', path); "
                               "print(s.origin if s else '')").strip()
     if not found or Path(found).resolve() != target.resolve():
-        _remove(target)
-        if kept.exists():
-            os.replace(kept, target)
         raise AutodbgError(f"Python there imports {found or 'no sitecustomize'} instead of {target}, "
                            "so --sitecustomize cannot work in this venv (the .pth hook still does)")
-    print(f"autodbg: wrote {target}")
 
 
 def _is_ours(sitecustomize: Path) -> bool:
@@ -264,7 +287,7 @@ def _offer_model() -> None:
 
 def _write(path: Path, text: str) -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        write_shared(path, text)
     except OSError as exc:
         raise AutodbgError(f"cannot write {path}: {exc.strerror}") from None
 

@@ -22,7 +22,8 @@ def register(sub) -> None:
 
 
 def list_models(args) -> int:
-    from autodbg.llm.download import local_path, models_dir
+    from autodbg.files import models_dir
+    from autodbg.llm.download import local_path
     from autodbg.llm.registry import load_registry
 
     rows = [("", "ID", "SIZE", "HERE", "NOTE")]

@@ -15,6 +15,7 @@ import sys
 import time
 import traceback
 from contextlib import contextmanager
+from pathlib import Path
 
 from rich.text import Text
 
@@ -23,6 +24,7 @@ from autodbg.debugger.core import PostMortem
 from autodbg.debugger.session import Session
 from autodbg.errors import AutodbgError
 from autodbg.evidence import build_dossier
+from autodbg.files import write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.records import ModelInfo, Result, Turn
 from autodbg.report import EvidenceView, SummaryView, make_console
@@ -205,8 +207,6 @@ def new_result(session: Session, thread_name: str | None) -> Result:
 
 
 def write_report(result: Result, path: str) -> None:
-    """Write atomically so a reader never sees half a report."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result.to_json(), f, indent=2, default=str)
-    os.replace(tmp, path)
+    """Write atomically, so a reader never sees half a report, and private (0600): it holds argv,
+    the working directory and the program's values."""
+    write_private(Path(path), json.dumps(result.to_json(), indent=2, default=str))

@@ -131,7 +131,7 @@ def test_first_pull_downloads_shows_progress_and_remembers_the_verification(mach
     assert hub.requests["GET"] == 1
     st = path.stat()
     assert machine.sidecars() == [{"path": str(path), "sha256": machine.spec.sha256, "size": st.st_size,
-                                   "mtime_ns": st.st_mtime_ns}]
+                                   "mtime_ns": st.st_mtime_ns, "inode": st.st_ino}]
 
 
 def test_once_pulled_nothing_asks_the_hub_or_hashes_again(machine, hub):
@@ -163,9 +163,9 @@ def test_a_changed_file_is_reported_and_pull_repairs_it(machine, hub):
     assert crash_time.stderr == (f"unavailable: model file {path} changed since it was verified: "
                                  "`autodbg model pull tiny` downloads it again\n")
 
-    # The cheap crash-time check trusts size and mtime; `verify` reads the bytes.
+    # Re-hashed and refused for good: with its old mtime back it is hashed again, not trusted.
     os.utime(blob_path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert ok(machine.ensure(interactive=False)) == str(path)
+    assert machine.ensure(interactive=False).stderr.startswith(f"unavailable: model file {path} has sha256 ")
     error = one_line_error(machine.autodbg("model", "verify", "tiny"))
     assert error.startswith(f"autodbg: model file {path} has sha256 ")
     assert error.endswith(f", not {machine.spec.sha256}: `autodbg model pull tiny` downloads it again")

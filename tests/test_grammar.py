@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 
-import pytest
 
 from autodbg.debugger.commands import COMMANDS, parse
 from autodbg.debugger.core import PostMortem

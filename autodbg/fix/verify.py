@@ -9,9 +9,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 from autodbg.debugger.core import display_path
 from autodbg.debugger.safe_eval import cut
+from autodbg.files import is_inside, write_shared
 from autodbg.fix.lines import replace_lines
 from autodbg.program.target import Program
 
@@ -31,11 +33,12 @@ def verify_fix(program: Program, file: str, first: int, last: int, replacement: 
     with tempfile.TemporaryDirectory(prefix="autodbg-verify-") as tmp:
         copy = os.path.join(tmp, os.path.basename(root) or "program")
         shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"))
-        target = os.path.join(copy, os.path.relpath(file, root))
-        with open(target, encoding="utf-8", newline="") as f:
+        target = Path(copy, os.path.relpath(file, root))
+        if not (target.parent.is_dir() and is_inside(target.parent, Path(tmp))):  # linked: the user's own files
+            return False, f"not verified: {display_path(file)} is in a linked folder"
+        with open(file, encoding="utf-8", newline="") as f:
             patched = replace_lines(f.read(), first, last, replacement)
-        with open(target, "w", encoding="utf-8", newline="") as f:
-            f.write(patched)
+        write_shared(target, patched.encode("utf-8"))  # replaces a symlinked file in the copy, never writes through it
 
         def moved(path: str) -> str:
             path = os.path.abspath(path)

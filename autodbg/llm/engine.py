@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Callable
 
 from autodbg.channel import Channel, ChannelClosed, ChannelError, ChannelTimeout
+from autodbg.files import state_dir
 from autodbg.llm.model import Completion, EngineError, Model
 
 STATE_LIMIT = 256 << 20  # bytes of saved prompt state kept on disk
@@ -49,12 +49,6 @@ def context_size_for(model_size: int, trained: int, ceiling: int = 4096) -> int:
     if available < model_size + (1 << 30):  # weights plus a margin for the KV cache and Python
         n_ctx = min(n_ctx, 2048)
     return n_ctx
-
-
-def state_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("autodbg", appauthor=False)) / "prompt-state"
 
 
 # Replies of the worker, by kind, and the fields each carries (see autodbg.llm.worker).

@@ -21,11 +21,14 @@ import codecs
 import ctypes
 import hashlib
 import os
+import stat
 import sys
 import time
 from pathlib import Path
 
 from autodbg.channel import Channel, ChannelClosed, ChannelError
+from autodbg.errors import AutodbgError
+from autodbg.files import private_dir, replacing
 
 CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content']"
           " + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
@@ -57,7 +60,7 @@ class Worker:
             eos_token=model.token_get_text(model.token_eos()),
             bos_token=model.token_get_text(model.token_bos()) if model.token_bos() >= 0 else "",
         )
-        self.state_dir = Path(state_dir) if state_dir else None
+        self.state_dir = usable_state_dir(state_dir)
         self.state_key = "|".join([state_key, str(n_ctx), llama_cpp.__version__])
         self.state_limit = state_limit
         return {"kind": "loaded", "load_seconds": round(time.monotonic() - started, 3), "n_ctx": self.llm.n_ctx(),
@@ -164,26 +167,39 @@ class Worker:
             llm.reset()
         llm.reset()
         llm.eval(prefix)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         array = (llama_cpp.llama_token * len(prefix))(*prefix)
-        if llama_cpp.llama_state_save_file(llm._ctx.ctx, str(tmp).encode(), array, len(prefix)):
-            os.replace(tmp, path)  # atomic: concurrent writers each replace with a whole file
+        try:
+            with replacing(path) as tmp:  # atomic: concurrent writers each replace with a whole file
+                if not llama_cpp.llama_state_save_file(llm._ctx.ctx, str(tmp).encode(), array, len(prefix)):
+                    raise OSError(f"llama.cpp could not write {tmp}")
             prune(self.state_dir, self.state_limit)
-        else:
-            tmp.unlink(missing_ok=True)
+        except (OSError, AutodbgError):
+            pass  # not kept: the next crash evaluates the prefix again
         return False
 
 
+def usable_state_dir(state_dir: str | None) -> Path | None:
+    """STATE_DIR as a private directory of ours (llama.cpp opens files there by name), or None:
+    then no prompt state is kept on disk."""
+    if not state_dir:
+        return None
+    try:
+        return private_dir(Path(state_dir))
+    except (OSError, AutodbgError):
+        return None
+
+
 def prune(directory: Path, limit: int) -> None:
-    """Keep the saved states under LIMIT bytes, dropping the least recently used."""
+    """Keep the saved states under LIMIT bytes, dropping the least recently used. Only regular
+    files directly in DIRECTORY count or go: a symlink there is never followed nor removed."""
     files = []
-    for p in directory.glob("*.llstate"):
+    for p in private_dir(directory).glob("*.llstate"):
         try:
-            st = p.stat()
+            st = p.lstat()
         except FileNotFoundError:
             continue
-        files.append((st.st_mtime, st.st_size, p))
+        if stat.S_ISREG(st.st_mode):
+            files.append((st.st_mtime, st.st_size, p))
     total = sum(size for _, size, _ in files)
     for _, size, p in sorted(files):
         if total <= limit:

@@ -1,0 +1,327 @@
+"""Files autodbg writes and deletes, against planted symlinks, tampered models and failing writes.
+
+Each case is one a review reproduced: the report's temporary file followed a planted symlink and
+the report was world-readable; a model file of the right size was loaded without hashing; `model
+rm` deleted a file outside the cache; a failed `install --sitecustomize` left the venv's own
+sitecustomize.py renamed. Real files in temporary directories, real subprocesses for commands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autodbg.files import UnsafePath, private_dir, write_private
+from autodbg.llm import download
+from autodbg.llm.engine import Engine, free_cores
+from autodbg.llm.worker import prune
+from autodbg.fix.verify import verify_fix
+from autodbg.program.target import Program
+from tests.conftest import REPO, clean_env
+from tests.fakehub import COMMIT
+from tests.test_download import FILE, Machine, blob, ok, one_line_error, spec  # noqa: F401 (fixtures)
+
+UNUSED_HUB = "http://127.0.0.1:9"  # nothing here asks the hub; a request would fail fast
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.lstat().st_mode)
+
+
+# --- The JSON report ---
+
+PLANTING_CRASH = """\
+import os, sys
+report = os.environ["AUTODBG_REPORT"]
+os.symlink(sys.argv[1], report)  # the report's own name
+os.symlink(sys.argv[2], f"{report}.{os.getpid()}.tmp")  # the temporary name autodbg used to write through
+raise ValueError("boom")
+"""
+
+
+def test_the_report_replaces_planted_symlinks_and_only_its_owner_can_read_it(tmp_path):
+    victims = [tmp_path / "victim-report", tmp_path / "victim-tmp"]
+    for victim in victims:
+        victim.write_text(f"{victim.name} is left alone\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    report = out / "report.json"
+    (tmp_path / "crash.py").write_text(PLANTING_CRASH)
+    done = subprocess.run([sys.executable, "crash.py", *map(str, victims)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120,
+                          env=clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report),
+                                        XDG_CACHE_HOME=str(tmp_path / "cache")))
+    assert done.returncode == 1 and "autodbg: internal error" not in done.stderr, done.stderr
+    for victim in victims:
+        assert victim.read_text() == f"{victim.name} is left alone\n"
+    assert stat.S_ISREG(report.lstat().st_mode) and mode(report) == 0o600
+    assert json.loads(report.read_text())["dossier"]["exception"]["type"] == "ValueError"
+    planted_tmp = next(out.glob("report.json.*.tmp"))
+    assert planted_tmp.is_symlink() and planted_tmp.resolve() == victims[1]
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", planted_tmp.name]  # no temporary left
+
+
+def test_a_failed_write_leaves_the_target_and_no_temporary(tmp_path):
+    target = tmp_path / "report.json"
+    target.mkdir()  # os.replace cannot put a file there
+    (target / "inside").write_text("kept")
+    with pytest.raises(IsADirectoryError):
+        write_private(target, "{}")
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+    assert (target / "inside").read_text() == "kept"
+
+
+# --- Model files: hashed on first use and whenever they change ---
+
+# A crash whose handler finds the model through the registry swapped in by argv[1].
+REGISTRY_CRASH = """\
+import pathlib, sys
+import autodbg.llm.registry as registry
+registry.REGISTRY_FILE = pathlib.Path(sys.argv[1])
+raise ValueError("boom")
+"""
+
+
+@pytest.fixture
+def cached(tmp_path, spec, blob):  # noqa: F811
+    """A Machine whose autodbg cache holds the tiny model's file as a download leaves it."""
+    machine = Machine(tmp_path, spec, UNUSED_HUB)
+    snapshot = machine.ours / "models" / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT
+    snapshot.mkdir(parents=True)
+    machine.model = snapshot / FILE
+    machine.model.write_bytes(blob)
+    return machine
+
+
+def tamper(path: Path, blob: bytes) -> None:  # noqa: F811
+    """Write a new file of the same size, one byte different, in place of PATH (a new inode)."""
+    bad = bytearray(blob)
+    bad[1000] ^= 0xFF
+    fresh = path.with_name("fresh")
+    fresh.write_bytes(bytes(bad))
+    os.replace(fresh, path)
+
+
+def crash_with_the_model(machine: Machine) -> tuple[subprocess.CompletedProcess, dict]:
+    report = machine.root / "report.json"
+    (machine.root / "crash.py").write_text(REGISTRY_CRASH)
+    env = {**machine.env, "AUTODBG": "1", "AUTODBG_MODEL": "tiny", "AUTODBG_REPORT": str(report),
+           "COLUMNS": "1000"}  # the reason on one line, as a wide terminal shows it
+    done = subprocess.run([sys.executable, "crash.py", str(machine.registry)], cwd=machine.root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    return done, json.loads(report.read_text())
+
+
+def test_a_tampered_model_of_the_right_size_is_refused_and_never_loaded(cached, blob):  # noqa: F811
+    tamper(cached.model, blob)
+    assert cached.model.stat().st_size == cached.spec.size
+    done, result = crash_with_the_model(cached)
+    digest = hashlib.sha256(cached.model.read_bytes()).hexdigest()
+    reason = (f"model file {cached.model} has sha256 {digest}, not {cached.spec.sha256}: "
+              "`autodbg model pull tiny` downloads it again")
+    assert done.stderr.splitlines()[-1] == f"autodbg: evidence only ({reason})"
+    assert result["fallback_reason"] == reason
+    assert result["model"] is None and "model_load" not in result["timings"]  # no worker started
+    assert cached.sidecars() == []  # nothing vouches for it at the next crash either
+
+
+def test_only_a_verified_sha256_keys_the_prompt_state(cached, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cached.root / "xdg"))  # platformdirs reads it on each call
+    assert download.model_sha256(cached.spec) is None  # the registry's word alone is not enough
+    assert download.ensure_model(cached.spec, interactive=False) == cached.model  # first use: hashed
+    assert download.model_sha256(cached.spec) == cached.spec.sha256
+    st = cached.model.stat()
+    assert cached.sidecars() == [{"path": str(cached.model), "sha256": cached.spec.sha256, "size": st.st_size,
+                                  "mtime_ns": st.st_mtime_ns, "inode": st.st_ino}]
+    assert mode(cached.ours / "verified") == 0o700
+    assert all(mode(p) == 0o600 for p in (cached.ours / "verified").iterdir())
+
+
+def test_a_model_changed_after_verification_is_hashed_again(cached, blob):  # noqa: F811
+    ok(cached.ensure(interactive=False))
+    verified = cached.model.stat()
+
+    os.utime(cached.model, ns=(verified.st_atime_ns, verified.st_mtime_ns + 10**9))  # touched only
+    assert ok(cached.ensure(interactive=False)) == str(cached.model)
+    assert cached.sidecars()[0]["mtime_ns"] == verified.st_mtime_ns + 10**9  # hashed again: still good
+
+    # Same size, same mtime as verified, other content: only the inode tells, and it does.
+    tamper(cached.model, blob)
+    os.utime(cached.model, ns=(verified.st_atime_ns, verified.st_mtime_ns + 10**9))
+    refused = cached.ensure(interactive=False)
+    assert refused.stderr == (f"unavailable: model file {cached.model} changed since it was verified: "
+                              "`autodbg model pull tiny` downloads it again\n")
+
+
+# --- `autodbg model rm` stays inside the cache ---
+
+def test_model_rm_removes_a_link_pointing_outside_the_cache_but_not_its_target(cached, tmp_path):
+    outside = tmp_path / "elsewhere" / "precious.gguf"
+    outside.parent.mkdir()
+    outside.write_bytes(b"GGUF not yours to delete")
+    cached.model.unlink()
+    cached.model.symlink_to(outside)
+
+    assert ok(cached.autodbg("model", "rm", "tiny")) == f"removed {cached.model}"
+    assert not cached.model.is_symlink()
+    assert outside.read_bytes() == b"GGUF not yours to delete"
+
+
+def test_model_rm_refuses_a_cache_directory_that_leads_outside(cached, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / FILE).write_bytes(b"GGUF not yours to delete")
+    snapshot = cached.model.parent
+    cached.model.unlink()
+    snapshot.rmdir()
+    snapshot.symlink_to(outside, target_is_directory=True)
+
+    error = one_line_error(cached.autodbg("model", "rm", "tiny"))
+    assert error == (f"autodbg: {cached.model} leads outside {cached.ours / 'models'}: "
+                     "autodbg does not delete it")
+    assert (outside / FILE).read_bytes() == b"GGUF not yours to delete"
+
+
+# --- `autodbg install --sitecustomize` is all or nothing ---
+
+THEIRS = "# the venv's own sitecustomize\nimport sys\n"
+
+
+@pytest.fixture
+def venv(tmp_path) -> Path:
+    """A real venv that autodbg counts as installed in (its .pth is there), holding its own
+    sitecustomize.py; `python -m autodbg` runs this checkout's installer on it."""
+    root = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    purelib = Path(subprocess.run([root / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                  capture_output=True, text=True, check=True).stdout.strip())
+    (purelib / "autodbg.pth").write_bytes((REPO / "autodbg" / "_hook" / "autodbg.pth").read_bytes())
+    (purelib / "sitecustomize.py").write_text(THEIRS)
+    return purelib
+
+
+def install_sitecustomize(venv_root: Path, *, max_file_size: int | None = None, **env: str):
+    def limit():  # in the child: every write past MAX_FILE_SIZE bytes fails with EFBIG, as root too
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_size, max_file_size))
+
+    return subprocess.run([sys.executable, "-m", "autodbg", "install", "--venv", str(venv_root), "--sitecustomize"],
+                          env=clean_env(AUTODBG_MODEL="none", PYTHONDONTWRITEBYTECODE="1", **env),
+                          preexec_fn=limit if max_file_size else None, capture_output=True, text=True, timeout=120)
+
+
+def test_a_sitecustomize_install_whose_write_fails_leaves_theirs_in_place(venv, tmp_path):
+    theirs = venv / "sitecustomize.py"
+    before = theirs.stat()
+    # The template (1.3 kB) cannot be written past 1 kB, after their file was kept: the middle of
+    # the transaction, with a real OSError (as from a full disk), which chmod cannot give root.
+    done = install_sitecustomize(tmp_path / "venv", max_file_size=1024)
+    assert (done.returncode, done.stderr) == (2, f"autodbg: cannot write {theirs}: File too large\n")
+    assert theirs.read_text() == THEIRS and theirs.stat().st_ino == before.st_ino
+    assert sorted(p.name for p in venv.iterdir()) == ["autodbg.pth", "sitecustomize.py"]
+
+
+def test_a_sitecustomize_install_python_would_not_import_leaves_theirs_in_place(venv, tmp_path):
+    first = tmp_path / "first"
+    first.mkdir()
+    (first / "sitecustomize.py").write_text("")
+    done = install_sitecustomize(tmp_path / "venv", PYTHONPATH=f"{REPO}{os.pathsep}{first}")
+    assert done.returncode == 2 and "instead of" in done.stderr, done.stderr
+    assert (venv / "sitecustomize.py").read_text() == THEIRS
+    assert sorted(p.name for p in venv.iterdir()) == ["autodbg.pth", "sitecustomize.py"]
+
+    done = install_sitecustomize(tmp_path / "venv")
+    assert done.returncode == 0, done.stderr
+    assert (venv / "_autodbg_prev_sitecustomize.py").read_text() == THEIRS
+
+
+# --- The prompt-state cache ---
+
+def test_prune_deletes_only_regular_files_in_its_directory(tmp_path):
+    state, outside = tmp_path / "prompt-state", tmp_path / "outside"
+    outside.mkdir()
+    private_dir(state)
+    victim = outside / "victim.llstate"
+    victim.write_bytes(bytes(4000))
+    os.utime(victim, (1, 1))  # the oldest: first to go, were it followed
+    (state / "planted.llstate").symlink_to(victim)
+    (state / "subdir.llstate").mkdir()
+    old, new = state / "old.llstate", state / "new.llstate"
+    for age, path in enumerate((old, new)):
+        path.write_bytes(bytes(1000))
+        os.utime(path, (10 + age, 10 + age))
+
+    prune(state, limit=1500)
+    assert sorted(p.name for p in state.iterdir()) == ["new.llstate", "planted.llstate", "subdir.llstate"]
+    assert victim.stat().st_size == 4000
+
+    (tmp_path / "link").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(UnsafePath):
+        prune(tmp_path / "link", limit=0)
+    assert victim.exists()
+
+
+def test_a_planted_symlink_as_the_state_directory_is_not_written_through(tiny_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "cache" / "autodbg").mkdir(parents=True)
+    (tmp_path / "cache" / "autodbg" / "prompt-state").symlink_to(outside, target_is_directory=True)
+    system = {"role": "system", "content": "You are a careful Python debugger."}
+    ask = {"role": "user", "content": "x = 0; y = 1 / x raised ZeroDivisionError. Why?"}
+    with Engine(tiny_model, threads=free_cores(), n_ctx=512, state_key="test") as engine:
+        engine.start()
+        done = engine.complete([system, ask], grammar=None, max_tokens=4, deadline=time.monotonic() + 120,
+                               cache_prefix_messages=1)
+    assert done.completion_tokens > 0 and not done.system_prompt_from_disk
+    assert list(outside.iterdir()) == []
+
+
+def test_the_state_directory_is_private(tmp_path):
+    state = private_dir(tmp_path / "a" / "prompt-state")
+    assert mode(state) == 0o700
+    os.chmod(state, 0o755)  # as an older autodbg left it
+    assert mode(private_dir(state)) == 0o700
+    (tmp_path / "file").write_text("")
+    with pytest.raises(UnsafePath, match="is not a directory"):
+        private_dir(tmp_path / "file")
+
+
+
+
+# --- Fix verification writes only into its copy of the program ---
+
+LIB = "def inverse(x):\n    return 1 / x\n"
+MAIN = "import sys\nsys.path.insert(0, sys.argv[1])\nimport lib\nlib.inverse(0)\n"
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_verifying_a_fix_never_writes_through_a_symlink_into_the_users_files(tmp_path, linked):
+    elsewhere, prog = tmp_path / "elsewhere", tmp_path / "prog"
+    elsewhere.mkdir()
+    prog.mkdir()
+    (elsewhere / "lib.py").write_text(LIB)
+    if linked == "file":
+        (prog / "lib.py").symlink_to(elsewhere / "lib.py")
+        where = "."
+    else:
+        (prog / "pkg").symlink_to(elsewhere, target_is_directory=True)
+        where = "pkg"
+    (prog / "main.py").write_text(MAIN)
+    program = Program(None, [str(prog / "main.py"), where], str(prog))
+    fixed = verify_fix(program, str(prog / where / "lib.py"), 2, 2, "    return 1 / (x or 1)\n",
+                       "ZeroDivisionError", 30)
+    assert (elsewhere / "lib.py").read_text() == LIB
+    if linked == "file":  # the link is replaced in the copy: the fix is verified there
+        assert fixed == (True, "verified by re-running: the program now exits 0")
+    else:
+        assert fixed == (False, f"not verified: {prog}/pkg/lib.py is in a linked folder")
