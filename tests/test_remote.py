@@ -316,7 +316,7 @@ def crash_with(base_url: str, script, report, **env) -> subprocess.CompletedProc
     return run_py([str(script)], env=clean_env(
         PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", AUTODBG="1", AUTODBG_ENGINE="remote",
         AUTODBG_BASE_URL=base_url, AUTODBG_REMOTE_MODEL=MODEL, AUTODBG_REPORT=str(report), AUTODBG_TURNS="1",
-        AUTODBG_REMOTE_CONTEXT=str(SERVED_CONTEXT), **env))
+        AUTODBG_REMOTE_CONTEXT=str(SERVED_CONTEXT), AUTODBG_TIMEOUT="180", **env))  # 180: two busy cores
 
 
 def test_a_crash_is_investigated_by_the_server_and_nothing_secret_is_sent(server, crash_script, tmp_path):
@@ -326,7 +326,7 @@ def test_a_crash_is_investigated_by_the_server_and_nothing_secret_is_sent(server
     assert run.stderr.startswith("Traceback (most recent call last):") and run.stderr.count("Traceback") == 1
     result = json.loads(report.read_text())
     assert result["model"] == {"id": MODEL, "path": server, "sha256": None}
-    assert result["tokens"].get("generated", 0) > 0, (result["fallback_reason"], result["timings"], run.stderr[-800:])  # the server's model wrote this
+    assert result["tokens"]["generated"] > 0, result["fallback_reason"]  # the server's model wrote this
     assert result["diagnosis"] is not None or result["fallback_reason"] == "the model gave no usable answer"
     sent = [line for line in run.stderr.splitlines() if line.startswith("autodbg: sent to the model server: POST")]
     assert any('"role": "system"' in line for line in sent)

@@ -1,8 +1,8 @@
 """The model on a shared server: any OpenAI-compatible server that applies GBNF grammars.
 
 llama.cpp's `llama-server` and llama-cpp-python's `python -m llama_cpp.server` take the grammar
-as a `grammar` field of /v1/chat/completions; vLLM (0.12 and later, which removed
-`guided_grammar`) as `structured_outputs: {"grammar": ...}`. Same interface as the local
+as a `grammar` field of /v1/chat/completions; vLLM as `structured_outputs: {"grammar": ...}`
+(which replaced `guided_grammar`, removed in vLLM 0.12). Same interface as the local
 `Engine`; every failure is an `EngineError` of one line that names the server. Stdlib only: it
 runs in the crashed process.
 
