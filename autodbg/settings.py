@@ -53,6 +53,15 @@ def _remote(environ) -> Remote | None:
         raise AutodbgError(f"AUTODBG_ENGINE must be local or remote, not {engine!r}")
     if engine == "local":
         return None
+    base_url = _base_url(environ)
+    model = environ.get("AUTODBG_REMOTE_MODEL")
+    if not model:
+        raise AutodbgError("AUTODBG_ENGINE=remote needs AUTODBG_REMOTE_MODEL (a model id the server lists at /v1/models)")
+    return Remote(base_url=base_url, model=model, api_key=environ.get("AUTODBG_API_KEY") or _api_key_file(),
+                  context=_number(environ, "AUTODBG_REMOTE_CONTEXT", None, int))
+
+
+def _base_url(environ) -> str:
     base_url = environ.get("AUTODBG_BASE_URL", "").rstrip("/")
     parts = urlsplit(base_url)
     if not base_url:
@@ -63,11 +72,7 @@ def _remote(environ) -> Remote | None:
         parts.port
     except ValueError:
         raise AutodbgError(f"AUTODBG_BASE_URL={base_url!r} has a bad port") from None
-    model = environ.get("AUTODBG_REMOTE_MODEL")
-    if not model:
-        raise AutodbgError("AUTODBG_ENGINE=remote needs AUTODBG_REMOTE_MODEL (a model id the server lists at /v1/models)")
-    return Remote(base_url=base_url, model=model, api_key=environ.get("AUTODBG_API_KEY") or _api_key_file(),
-                  context=_number(environ, "AUTODBG_REMOTE_CONTEXT", None, int))
+    return base_url
 
 
 def api_key_path() -> Path:

@@ -70,7 +70,7 @@ class RemoteEngine:
     # --- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Nothing to start: the server is already running. The probe waits for a deadline."""
+        """Nothing to start: the server runs already, and wait_loaded probes it."""
 
     def wait_loaded(self, deadline: float) -> dict:
         if self.server is None:
