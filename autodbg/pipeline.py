@@ -113,7 +113,15 @@ def explain(session: Session) -> str:
 
 
 def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
-    """Resolve AUTODBG_MODEL, find the file and start the worker; (None, None) for none."""
+    """Resolve AUTODBG_MODEL, find the file and start the worker; (None, None) for none.
+    With AUTODBG_ENGINE=remote, the model server instead (it is probed when first used)."""
+    if settings.remote is not None:
+        from autodbg.llm.remote import RemoteEngine
+
+        remote = settings.remote
+        engine = RemoteEngine(remote.base_url, remote.model, api_key=remote.api_key, n_ctx=remote.context,
+                              verbose=settings.verbose)
+        return engine, ModelInfo(remote.model, remote.base_url, None)
     from autodbg.llm.download import ensure_model, model_sha256
     from autodbg.llm.engine import Engine, context_size_for, free_cores
     from autodbg.llm.registry import ModelSpec, resolve_model

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
 
 from autodbg.errors import AutodbgError
 
@@ -22,6 +25,15 @@ class Settings:
     download: bool  # AUTODBG_DOWNLOAD=0 forbids downloading a model at crash time
     turns: int  # AUTODBG_TURNS: debugger commands before the answer; 0 answers from the evidence alone
     debug: bool  # AUTODBG_DEBUG=1: autodbg's own errors show their traceback (for bug reports)
+    remote: Remote | None = None  # AUTODBG_ENGINE=remote: the model server; None: the local engine
+
+
+@dataclass(frozen=True)
+class Remote:
+    base_url: str  # AUTODBG_BASE_URL: the server's OpenAI base URL, ending in /v1
+    model: str  # AUTODBG_REMOTE_MODEL: a model id the server lists at /v1/models
+    api_key: str | None  # AUTODBG_API_KEY, or the api_key file in the user config dir
+    context: int | None  # AUTODBG_REMOTE_CONTEXT: tokens, for servers that do not report it
 
 
 def load_settings(environ=os.environ) -> Settings:
@@ -34,6 +46,7 @@ def load_settings(environ=os.environ) -> Settings:
         download=environ.get("AUTODBG_DOWNLOAD", "1") != "0",
         turns=_number(environ, "AUTODBG_TURNS", DEFAULT_TURNS, int, allow_zero=True),
         debug=debug(environ),
+        remote=_remote(environ),
     )
 
 
@@ -45,6 +58,54 @@ def turned_off(environ=os.environ) -> bool:
 def debug(environ=os.environ) -> bool:
     """AUTODBG_DEBUG=1; read on its own because it must work when the other settings are bad."""
     return environ.get("AUTODBG_DEBUG", "0") not in ("", "0")
+
+
+def _remote(environ) -> Remote | None:
+    engine = environ.get("AUTODBG_ENGINE") or "local"
+    if engine not in ("local", "remote"):
+        raise AutodbgError(f"AUTODBG_ENGINE must be local or remote, not {engine!r}")
+    if engine == "local":
+        return None
+    base_url = _base_url(environ)
+    model = environ.get("AUTODBG_REMOTE_MODEL")
+    if not model:
+        raise AutodbgError("AUTODBG_ENGINE=remote needs AUTODBG_REMOTE_MODEL (a model id the server lists at /v1/models)")
+    return Remote(base_url=base_url, model=model, api_key=environ.get("AUTODBG_API_KEY") or _api_key_file(),
+                  context=_number(environ, "AUTODBG_REMOTE_CONTEXT", None, int))
+
+
+def _base_url(environ) -> str:
+    base_url = environ.get("AUTODBG_BASE_URL", "").rstrip("/")
+    parts = urlsplit(base_url)
+    if not base_url:
+        raise AutodbgError("AUTODBG_ENGINE=remote needs AUTODBG_BASE_URL (like http://gpu-box:8080/v1)")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AutodbgError(f"AUTODBG_BASE_URL={base_url!r} is not an http:// or https:// URL")
+    try:
+        parts.port
+    except ValueError:
+        raise AutodbgError(f"AUTODBG_BASE_URL={base_url!r} has a bad port") from None
+    return base_url
+
+
+def api_key_path() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("autodbg", appauthor=False)) / "api_key"
+
+
+def _api_key_file() -> str | None:
+    """The key in the user's config file, which only its owner may read (it is a secret)."""
+    path = api_key_path()
+    try:
+        mode = path.stat().st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise AutodbgError(f"{path} is open to other users (mode {stat.S_IMODE(mode):o}): chmod 600 {path}")
+        return path.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as err:
+        raise AutodbgError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
 
 
 def _number(environ, name: str, default, kind, allow_zero: bool = False):

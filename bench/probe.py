@@ -14,7 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autodbg.probe import Limits, layers, run_in_probe  # noqa: E402
+from autodbg.probe.fork import run_in_probe  # noqa: E402
+from autodbg.probe.sandbox import Limits, layers  # noqa: E402
 from autodbg.probe import sandbox  # noqa: E402
 
 

