@@ -14,7 +14,7 @@ import inspect
 import types
 
 from autodbg.debugger.commands import CommandError
-from autodbg.debugger.core import FrameEntry, display_path, is_user_file
+from autodbg.debugger.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
 from autodbg.debugger.session import Session
 from autodbg.records import (
@@ -52,6 +52,30 @@ def build_dossier(session: Session) -> Dossier:
         library_frames=len(stack) - len(user),
         assertion=isinstance(exc, AssertionError),
     )
+
+
+def traceback_dossier(debugger: Inspector, note: str) -> Dossier:
+    """The evidence that needs no program code, for when the probes that read values did not come
+    back: the stack and its source, no values; the exception by its type (its message is the
+    program's code). Runs in the crashed process itself, so it touches no program object."""
+    stack = debugger.stack
+    user = [e for e in reversed(stack) if e.is_user]
+    frames = []
+    for i, entry in enumerate(user[:MAX_FRAMES]):
+        lines = source_lines(entry.filename)  # no module globals: a loader's get_source is program code
+        context = CRASH_CONTEXT if i == 0 else CALLER_CONTEXT
+        first, last = max(1, entry.lineno - context), min(len(lines), entry.lineno + context)
+        code = lines[entry.lineno - 1].strip() if 0 < entry.lineno <= len(lines) else ""
+        frames.append(FrameEvidence(entry.index, entry.filename, display_path(entry.filename), entry.function,
+                                    entry.lineno, i == 0, code, SourceWindow(first, [cut(l, 200) for l in lines[first - 1:last]]),
+                                    [], {}, 0, []))
+    kind = type(debugger.exception) if isinstance(debugger, PostMortem) else None
+    name = type.__dict__["__qualname__"].__get__(kind) if kind is not None else "no exception"
+    crash = user[0] if user else stack[-1]
+    return Dossier(ExceptionInfo(name, note, f"{name} ({note})"), [ChainLink(0, name, "raised")],
+                   CrashSite(crash.filename, crash.lineno, crash.function), frames,
+                   max(0, len(user) - MAX_FRAMES), len(stack) - len(user),
+                   kind is not None and issubclass(kind, AssertionError))
 
 
 def fold_recursion(user: list[FrameEntry]) -> tuple[list[FrameEntry], list[int]]:

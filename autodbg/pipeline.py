@@ -20,13 +20,11 @@ from pathlib import Path
 from rich.text import Text
 
 import autodbg
-from autodbg.debugger.core import PostMortem
-from autodbg.debugger.session import Session
 from autodbg.errors import AutodbgError
-from autodbg.evidence import build_dossier
 from autodbg.files import write_private
 from autodbg.llm.model import EngineError, Model
-from autodbg.records import ModelInfo, Result, Turn
+from autodbg.probe.session import ProbedSession
+from autodbg.records import ModelInfo, Probe, Result, Turn
 from autodbg.report import EvidenceView, SummaryView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
@@ -34,7 +32,8 @@ from autodbg.terminal import is_tty
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 
 
-def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: Session | None = None) -> Result | None:
+def handle_crash(exc: BaseException, *, thread_name: str | None = None,
+                 session: ProbedSession | None = None) -> Result | None:
     """Print the autodbg section for EXC to stderr; return the result (also JSON-reported).
 
     SESSION, when given, is the debugger session to investigate in (shared with a human)."""
@@ -54,7 +53,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     worker_started = time.monotonic()
     result = None
     try:
-        session = session or Session(PostMortem(exc))
+        session = session or ProbedSession.of_crash(exc, probes=settings.probe)
         result = new_result(session, thread_name)
         result.model = model
         result.timings.worker_start = round(worker_started - started, 3)
@@ -90,7 +89,7 @@ def failure_reason(err: Exception) -> str:
     return f"model unavailable: {type(err).__name__}: {message}" if message else f"model unavailable: {type(err).__name__}"
 
 
-def explain(session: Session) -> str:
+def explain(session: ProbedSession) -> str:
     """`why`: investigate from the session's current state and print the summary."""
     started = time.monotonic()
     engine = None
@@ -138,7 +137,7 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
     return engine, ModelInfo(spec.id if isinstance(spec, ModelSpec) else path.name, str(path), sha256)
 
 
-def run_investigation(engine, session: Session, result: Result, settings: Settings, console,
+def run_investigation(engine, session: ProbedSession, result: Result, settings: Settings, console,
                       started: float) -> str | None:
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
     The caller owns ENGINE and closes it."""
@@ -172,7 +171,7 @@ def run_investigation(engine, session: Session, result: Result, settings: Settin
     return reason
 
 
-def verify(session: Session, result: Result) -> None:
+def verify(session: ProbedSession, result: Result) -> None:
     """Under `autodbg run`: run the program again with the checked fix, on a copy of its files."""
     from autodbg.fix.verify import verify_fix
 
@@ -209,9 +208,10 @@ def progress(console, verbose: bool):
         yield show
 
 
-def new_result(session: Session, thread_name: str | None) -> Result:
+def new_result(session: ProbedSession, thread_name: str | None) -> Result:
+    dossier = session.dossier()
     return Result(autodbg_version=autodbg.__version__, python=platform.python_version(), argv=list(sys.argv),
-                  cwd=os.getcwd(), thread=thread_name, dossier=build_dossier(session))
+                  cwd=os.getcwd(), thread=thread_name, dossier=dossier, probe=Probe(session.mode, session.evidence or "ok"))
 
 
 def write_report(result: Result, path: str) -> None:

@@ -7,6 +7,8 @@ transcript, the diagnosis and its fix, and the whole result of a crash.
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from dataclasses import dataclass, field
 
 REPORT_SCHEMA = 1
@@ -28,6 +30,27 @@ def _json(value):
 class Record:
     def to_json(self) -> dict:
         return _json(self)
+
+    @classmethod
+    def from_json(cls, data: dict):
+        """The record DATA describes (what to_json gave, possibly from another process)."""
+        hints = typing.get_type_hints(cls)
+        return cls(**{f.name: _from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls) if f.name in data})
+
+
+def _from_json(kind, value):
+    if value is None:
+        return None
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (types.UnionType, typing.Union):
+        return _from_json(next(a for a in args if a is not type(None)), value)
+    if origin is list:
+        return [_from_json(args[0], v) for v in value]
+    if origin is dict:
+        return {k: _from_json(args[1], v) for k, v in value.items()}
+    if isinstance(kind, type) and issubclass(kind, Record):
+        return kind.from_json(value)
+    return value
 
 
 # --- the evidence ------------------------------------------------------------------------------
@@ -114,6 +137,7 @@ class Turn(Record):
     output: str
     tokens: int
     seconds: float
+    ended: str = "ok"  # how the look at the program ended: ok | error | refused | timed out | probe died
 
 
 @dataclass
@@ -173,6 +197,13 @@ class ModelInfo(Record):
 
 
 @dataclass
+class Probe(Record):
+    """Where the program's objects were looked at."""
+    mode: str  # fork (sandboxed probes) | inline (in the crashed process: no fork, or AUTODBG_PROBE=0)
+    evidence: str  # how reading the evidence ended: "ok", or which probes failed and how
+
+
+@dataclass
 class Result(Record):
     """Everything autodbg concluded about one crash."""
     autodbg_version: str
@@ -189,11 +220,12 @@ class Result(Record):
     tokens: Tokens | None = None
     stopped_by: str | None = None  # done | repeat | turns | tokens | time
     reruns: int = 0
+    probe: Probe | None = None
     fallback_reason: str | None = None
 
     def to_json(self) -> dict:
         data = _json(self)
         data["tokens"] = data["tokens"] or {}
         order = ("schema_version", "autodbg_version", "python", "argv", "cwd", "thread", "dossier", "transcript",
-                 "diagnosis", "model", "timings", "tokens", "stopped_by", "reruns", "fallback_reason")
+                 "diagnosis", "model", "timings", "tokens", "stopped_by", "reruns", "probe", "fallback_reason")
         return {key: data[key] for key in order}

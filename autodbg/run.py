@@ -50,18 +50,18 @@ def run_command(args) -> int:
 
 
 def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, interactive: bool) -> None:
-    from autodbg.debugger.core import PostMortem
-    from autodbg.debugger.session import Session
     from autodbg.pipeline import explain, handle_crash
+    from autodbg.probe.session import ProbedSession
     from autodbg.program.rerun import RERUN_BUDGET, Rerun
     from autodbg.settings import load_settings
 
     try:
-        budget = min(RERUN_BUDGET, load_settings().timeout)
+        settings = load_settings()
+        budget, probes = min(RERUN_BUDGET, settings.timeout), settings.probe
     except AutodbgError:
-        budget = RERUN_BUDGET  # handle_crash reports the bad setting
-    rerun = Rerun(program, budget=budget) if rerun_allowed else None
-    session = Session(PostMortem(exc), explain=explain, rerun=rerun)
+        budget, probes = RERUN_BUDGET, True  # handle_crash reports the bad setting
+    rerun = Rerun(program, budget=budget, probes=probes) if rerun_allowed else None
+    session = ProbedSession.of_crash(exc, probes=probes, explain=explain, rerun=rerun)
     try:
         handle_crash(exc, session=session)
         if interactive:

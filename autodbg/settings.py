@@ -25,6 +25,7 @@ class Settings:
     download: bool  # AUTODBG_DOWNLOAD=0 forbids downloading a model at crash time
     turns: int  # AUTODBG_TURNS: debugger commands before the answer; 0 answers from the evidence alone
     debug: bool  # AUTODBG_DEBUG=1: autodbg's own errors show their traceback (for bug reports)
+    probe: bool = True  # AUTODBG_PROBE=0: look at the program in the crashed process, not in sandboxed forks
     remote: Remote | None = None  # AUTODBG_ENGINE=remote: the model server; None: the local engine
 
 
@@ -46,6 +47,7 @@ def load_settings(environ=os.environ) -> Settings:
         download=environ.get("AUTODBG_DOWNLOAD", "1") != "0",
         turns=_number(environ, "AUTODBG_TURNS", DEFAULT_TURNS, int, allow_zero=True),
         debug=debug(environ),
+        probe=environ.get("AUTODBG_PROBE", "1") != "0",
         remote=_remote(environ),
     )
 

@@ -12,6 +12,7 @@ import pytest
 
 from autodbg.debugger.commands import COMMANDS, COMMANDS_BY_NAME, MAX_CHARS, MAX_LINES, CommandError, bound_output, parse
 from autodbg.debugger.session import Session
+from autodbg.probe.session import ProbedSession
 from autodbg.debugger.core import PostMortem, exception_chain, is_user_file
 from crashkit import line_of, load_program, run
 
@@ -616,8 +617,14 @@ def test_bound_output_unit():
 # --- help / quit / done / why -------------------------------------------------------------------
 
 
+def controller(prog, name, **options) -> ProbedSession:
+    """The session's controller, which runs the commands that drive the session (help, quit, why...)."""
+    exc = prog.run(getattr(prog, name))
+    return ProbedSession.of_crash(exc, **options)
+
+
 def test_help_lists_every_command_from_the_table(prog):
-    out = run(session(prog, "nested"), "help")
+    out = run(controller(prog, "nested"), "help")
     lines = out.splitlines()
     assert len(lines) == len(COMMANDS)
     for command, line in zip(COMMANDS, lines):
@@ -629,12 +636,13 @@ def test_help_lists_every_command_from_the_table(prog):
 
 @pytest.mark.parametrize("name", ["quit", "done"])
 def test_quit_and_done_end_the_session(prog, name):
-    result = session(prog, "nested").execute(name)
+    result = controller(prog, "nested").execute(name)
     assert result.ok and result.ends_session and result.output == ""
+    assert session(prog, "nested").execute(name).output == f"error: `{name}` is not possible here"  # not in a probe
 
 
 def test_other_commands_do_not_end_the_session(prog):
-    s = session(prog, "nested")
+    s = controller(prog, "nested", probes=False)
     for command in COMMANDS:
         if command.ends_session:
             continue
@@ -646,11 +654,11 @@ def test_other_commands_do_not_end_the_session(prog):
 
 
 def test_why_needs_an_explainer(prog):
-    result = session(prog, "nested").execute("why")
+    result = controller(prog, "nested").execute("why")
     assert_one_line_error(result)
     assert result.output == "error: why is only available under `autodbg run --interactive`"
     seen = []
-    s = Session(PostMortem(prog.run(prog.nested)), explain=lambda sess: seen.append(sess) or "the diagnosis")
+    s = controller(prog, "nested", explain=lambda sess: seen.append(sess) or "the diagnosis")
     result = s.execute("why")
     assert result.ok and result.output == "the diagnosis" and seen == [s]
 

@@ -15,9 +15,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from autodbg.debugger.session import Session
-from autodbg.debugger.core import PostMortem
-from autodbg.evidence import build_dossier
+from autodbg.probe.session import ProbedSession
 from autodbg.investigate.loop import Budget, investigate
 from autodbg.investigate.loop import TRIMMED, frames_shown
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
@@ -58,8 +56,8 @@ def crashed_session(directory, name: str, source: str):
     try:
         runpy.run_path(str(directory / name), run_name="__main__")
     except Exception as exc:
-        session = Session(PostMortem(exc))
-        return session, build_dossier(session)
+        session = ProbedSession.of_crash(exc)
+        return session, session.dossier()
     pytest.fail("the program did not crash")
 
 
@@ -157,7 +155,7 @@ def test_scripted_old_outputs_are_trimmed_to_fit_the_context(crash, tmp_path):
     roomy = ScriptedStandInModel(list(replies))
     investigate(session, dossier, roomy, budget)
     needed = roomy.count_tokens(roomy.calls[-1]["messages"], None) + roomy.calls[-1]["max_tokens"]
-    session.debugger.select_frame(session.debugger.crash_index)
+    assert session.execute(f"frame {len(session.state().stack) - 1}").ok  # back where it started
     tight = ScriptedStandInModel(list(replies), context=needed - 60)  # the whole transcript no longer fits
     found = investigate(session, dossier, tight, budget)
     last = tight.calls[-1]["messages"]
@@ -218,7 +216,7 @@ def test_real_tiny_model_end_to_end(tmp_path):
     assert result["transcript"], result["fallback_reason"]
     assert all(t["valid"] for t in result["transcript"])
     for turn in result["transcript"]:
-        assert set(turn) == {"thought", "command", "valid", "output", "tokens", "seconds"}
+        assert set(turn) == {"thought", "command", "valid", "output", "tokens", "seconds", "ended"}
     timings = result["timings"]
     assert {"worker_start", "evidence", "model_load", "turns", "total"} <= set(timings)
     assert result["tokens"]["generated"] > 0 and result["tokens"]["prompt_tokens_reused"] > 0
@@ -317,8 +315,9 @@ def test_frames_shown_include_the_calls_a_recursion_repeats(tmp_path, monkeypatc
         "def depth(node):\n"
         "    return 1 + depth(node)\n\n\n"
         "depth({})\n"))
-    shown = frames_shown(session, dossier)
-    recursive = [e.index for e in session.debugger.stack if e.function == "depth"]
+    state = session.state()
+    shown = frames_shown(state, dossier)
+    recursive = [i for i, (_, _, function) in enumerate(state.stack) if function == "depth"]
     assert len(recursive) > 100 and set(recursive) <= shown
 
 

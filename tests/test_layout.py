@@ -14,7 +14,7 @@ from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FrameEvidence, LineValue,
-    ModelInfo, Result, SourceWindow, Timings, Tokens, Turn,
+    ModelInfo, Probe, Result, SourceWindow, Timings, Tokens, Turn,
 )
 from conftest import REPO
 from crashkit import ScriptedStandInModel
@@ -86,7 +86,7 @@ def a_full_result() -> Result:
     fix = Fix("n = 1", "diff", True, True, None, 1, 1, verified=True, outcome="verified")
     diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
     return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
-                  diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"),
+                  diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"),
                   timings=Timings(1.0, 0.1, 2.0, [1.0], 0.5, 5.0), tokens=Tokens(10, 5, 3, True), stopped_by="done")
 
 
@@ -128,7 +128,7 @@ def _top_level(body: str) -> str:
 def test_to_json_gives_readmes_schema_exactly():
     data = a_full_result().to_json()
     schema = readme_schema()
-    assert set(data) == schema[""] | {"dossier", "diagnosis", "model", "timings", "tokens"} - {""}
+    assert set(data) == schema[""] | {"dossier", "diagnosis", "model", "timings", "tokens", "probe"} - {""}
     dossier = data["dossier"]
     assert set(dossier) == schema["dossier"]
     assert set(dossier["exception"]) == schema["exception"]
@@ -143,6 +143,7 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(data["diagnosis"]["fix"]) == schema["fix"]
     assert set(data["diagnosis"]["source_window"]) == schema["source_window"]
     assert set(data["model"]) == schema["model"]
+    assert set(data["probe"]) == schema["probe"]
     assert set(data["timings"]) == schema["timings"]
     assert set(data["tokens"]) == schema["tokens"]
 

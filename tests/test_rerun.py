@@ -7,14 +7,12 @@ import time
 
 import pytest
 
-from autodbg.debugger.session import Session
-from autodbg.debugger.core import PostMortem
-from autodbg.evidence import build_dossier
-from autodbg.debugger.grammar import live_state, step_grammar
+from autodbg.debugger.grammar import step_grammar
 from autodbg.fix.verify import verify_fix
 from autodbg.investigate.loop import Budget, investigate
-from autodbg.program.rerun import Rerun
 from autodbg.pipeline import verify
+from autodbg.probe.session import ProbedSession
+from autodbg.program.rerun import Rerun
 from autodbg.program.target import Program
 from autodbg.records import Result
 from conftest import clean_env, run_py
@@ -142,9 +140,10 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
     try:
         exec(compile(PROGRAM, str(tmp_path / "prog.py"), "exec"), namespace)
     except ZeroDivisionError as exc:
-        session = Session(PostMortem(exc), rerun=Rerun(program, budget=20))
-    dossier = build_dossier(session)
-    assert "cmd-break" in step_grammar(live_state(session)) and '"prog.py:" ("2" | "3" | "4" | "5"' in step_grammar(live_state(session))
+        session = ProbedSession.of_crash(exc, rerun=Rerun(program, budget=20))
+    dossier = session.dossier()
+    grammar = step_grammar(session.state(), available=session.available_commands())
+    assert "cmd-break" in grammar and '"prog.py:" ("2" | "3" | "4" | "5"' in grammar
     answer = json.dumps({"root_cause": "prices are cut to whole hundreds", "first_line": "prog.py:5| prices.append(int(price) // 100)",
                          "last_line": "prog.py:5| prices.append(int(price) // 100)", "new_code": "prices.append(int(price))"})
     model = ScriptedStandInModel(["Thought: where are prices made\nCommand: break prog.py:5",

@@ -12,6 +12,7 @@ import ast
 import inspect
 import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -99,13 +100,15 @@ class Command:
     back_to_crash: bool = False  # ends a re-run's stop first: it is about the crash's exceptions
     needs_chain: bool = False  # offered to the model only when the crash has chained exceptions
     limit: int | None = None  # times the model may use it in one investigation (re-runs cost time)
+    controls: bool = False  # drives the session or its re-runs: runs in the process that holds them,
+    #                         never where the program's frames are (a probe, a re-run child)
 
     @property
     def usage(self) -> str:
         return " ".join([self.name, *(a.usage for a in self.args)])
 
-    def available(self, s: "Session") -> bool:
-        """Whether it can run in session S now."""
+    def available(self, s) -> bool:
+        """Whether it can run now in S, a session controller (autodbg.probe.session)."""
         if self.needs == "rerun":
             return s.rerun is not None
         if self.needs == "breakpoints":
@@ -234,35 +237,35 @@ def _exception(s: "Session", index: int) -> str:
     return f"exception {index}: {cut(chained.title, 200)}\n" + s.describe_frame(s.debugger.current)
 
 
-def _help(s: "Session") -> str:
+def _help(s) -> str:
     return help_text()
 
 
-def _why(s: "Session") -> str:
+def _why(s) -> str:
     if s.explain is None:
         raise CommandError("why is only available under `autodbg run --interactive`")
     return s.explain(s)
 
 
-def _break(s: "Session", spec: str) -> str:
+def _break(s, spec: str) -> str:
     location, _, condition = spec.partition(" if ")
-    breakpoint = resolve_breakpoint(s, location.strip(), condition.strip() or None)
+    breakpoint = s.resolve_breakpoint(location.strip(), condition.strip() or None)  # where the frames are
     return s.rerun.add_breakpoint(breakpoint)
 
 
-def _rerun(s: "Session") -> str:
+def _rerun(s) -> str:
     return s.rerun.start()
 
 
-def _resume(s: "Session") -> str:
+def _resume(s) -> str:
     raise CommandError("no re-run is stopped at a breakpoint: set one with `break`, then `rerun`")
 
 
-def _quit(s: "Session") -> str:
+def _quit(s) -> str:
     return ""
 
 
-def _done(s: "Session") -> str:
+def _done(s) -> str:
     return ""
 
 
@@ -289,19 +292,20 @@ COMMANDS: tuple[Command, ...] = (
             back_to_crash=True),
     Command("break", (Arg("LOCATION [if COND]", "breakpoint"),),
             "stop a re-run at FILE:LINE or at the start of FUNCTION (when COND is true)", _break,
-            needs="rerun", limit=3),
+            needs="rerun", limit=3, controls=True),
     Command("rerun", (), "run the program again from the start, stopping at the breakpoints", _rerun,
-            needs="breakpoints", limit=2),
+            needs="breakpoints", limit=2, controls=True),
     Command("continue", (), "let the re-run go on to the next breakpoint", _resume, needs="stop", live=True,
-            resumes=True, limit=4),
+            resumes=True, limit=4, controls=True),
     Command("next", (), "run the current line of the re-run, stopping at the next line here", _resume,
-            needs="stop", live=True, resumes=True, limit=4),
+            needs="stop", live=True, resumes=True, limit=4, controls=True),
     Command("step", (), "run the current line of the re-run, stopping in any function it calls", _resume,
-            needs="stop", live=True, resumes=True, limit=4),
-    Command("done", (), "finish the investigation and give the diagnosis", _done, ends_session=True),
-    Command("why", (), "hand the session to the model from here and print its diagnosis", _why, for_model=False),
-    Command("help", (), "show this help", _help, for_model=False),
-    Command("quit", (), "leave the debugger", _quit, for_model=False, ends_session=True),
+            needs="stop", live=True, resumes=True, limit=4, controls=True),
+    Command("done", (), "finish the investigation and give the diagnosis", _done, ends_session=True, controls=True),
+    Command("why", (), "hand the session to the model from here and print its diagnosis", _why, for_model=False,
+            controls=True),
+    Command("help", (), "show this help", _help, for_model=False, controls=True),
+    Command("quit", (), "leave the debugger", _quit, for_model=False, ends_session=True, controls=True),
 )
 COMMANDS_BY_NAME = {c.name: c for c in COMMANDS}
 
@@ -369,13 +373,25 @@ def resolve_breakpoint(s: "Session", location: str, condition: str | None) -> Br
 
 
 def _find_file(s: "Session", name: str) -> str:
-    for frame in s.debugger.all_frames():
-        path = frame.f_code.co_filename
+    """One of the program's own files (on the stack, or a module it loaded): never any other, so
+    `break` cannot tell whether some file exists."""
+    for path in program_files(s):
         if name in (path, display_path(path)) or path.endswith("/" + name):
             return path
-    if os.path.isfile(name):
-        return os.path.abspath(name)
     raise CommandError(f"no file {name!r} in the program")
+
+
+def program_files(s: "Session") -> list[str]:
+    """The user files of the stack's frames, then of the loaded modules."""
+    files = dict.fromkeys(frame.f_code.co_filename for frame in s.debugger.all_frames())
+    for module in list(sys.modules.values()):
+        try:
+            path = object.__getattribute__(module, "__dict__").get("__file__")
+        except Exception:  # not a plain module
+            continue
+        if isinstance(path, str):
+            files.setdefault(os.path.abspath(path))
+    return [path for path in files if not path.startswith("<") and is_user_file(path)]
 
 
 def statement_lines(path: str) -> set[int]:

@@ -15,7 +15,7 @@ import inspect
 import json
 from dataclasses import dataclass
 
-from autodbg.debugger.commands import COMMANDS, COMMANDS_BY_NAME, Arg, Command, statement_lines
+from autodbg.debugger.commands import COMMANDS, Arg, Command, statement_lines
 from autodbg.debugger.session import Session
 from autodbg.debugger.core import display_path, is_user_file
 from autodbg.debugger.safe_eval import SAFE_BUILTINS, is_secret_name
@@ -185,27 +185,29 @@ class LiveState:
     exceptions: list[int]  # other exceptions of the chain that have frames
     chain: int  # exceptions in the chain
     file_lines: int  # lines of the current frame's file
-    available: list[str]  # commands that can run now
     file: str  # the current frame's file
+    exception: int  # the selected exception of the chain (-1: a live stop, no exception)
+    on_crash: bool  # the crash's own exception is selected
+    stack: list[tuple[str, int, str]]  # (file, line, function) of each frame, outermost first
 
     @classmethod
     def from_json(cls, data: dict) -> "LiveState":
-        return cls(**{**data, "break_lines": [(file, lines) for file, lines in data["break_lines"]]})
+        return cls(**{**data, "break_lines": [(file, lines) for file, lines in data["break_lines"]],
+                      "stack": [tuple(place) for place in data["stack"]]})
 
 
-def live_state(session: Session, commands: tuple[Command, ...] = COMMANDS) -> LiveState:
+def live_state(session: Session) -> LiveState:
     """Read SESSION's current state (this touches the program's objects)."""
     d = session.debugger
-    entry = d.current
     sources = source_names(session)
     return LiveState(
         names=frame_names(session), attributes=attribute_names(session), keys=dict_keys(session),
         sources=sources, exception_classes=[n for n in sources if _is_exception_class(session, n)],
-        break_lines=break_lines(session) if COMMANDS_BY_NAME["break"].available(session) else [],
-        frames=len(d.stack), current=d.curindex,
+        break_lines=break_lines(session), frames=len(d.stack), current=d.curindex,
         exceptions=[i for i, c in enumerate(d.chain) if c.exc.__traceback__ is not None and i != d.exception_index],
-        chain=len(d.chain), file_lines=len(d.source_lines()),
-        available=[c.name for c in commands if c.available(session)], file=entry.filename,
+        chain=len(d.chain), file_lines=len(d.source_lines()), file=d.current.filename,
+        exception=d.exception_index, on_crash=0 <= d.exception_index == d.top_exception,
+        stack=[(e.filename, e.lineno, e.function) for e in d.stack],
     )
 
 
@@ -226,8 +228,12 @@ class Known:
     lines: frozenset[tuple[str, int]] = frozenset()  # (file, line) source lines shown
 
 
-def step_grammar(state: LiveState, known: Known = Known(), commands: tuple[Command, ...] = COMMANDS) -> str:
-    """Thought line, then one command that can run in STATE and shows something not KNOWN."""
+def step_grammar(state: LiveState, known: Known = Known(), available: frozenset[str] | None = None,
+                 commands: tuple[Command, ...] = COMMANDS) -> str:
+    """Thought line, then one command that can run in STATE and shows something not KNOWN;
+    AVAILABLE names the commands the session can run now (None: those that need no re-run)."""
+    if available is None:
+        available = frozenset(c.name for c in commands if c.needs == "crash")
     rules: dict[str, str] = {}
     if state.names:
         rules["name"] = alternatives(literal(n) for n in state.names)
@@ -245,7 +251,7 @@ def step_grammar(state: LiveState, known: Known = Known(), commands: tuple[Comma
         rules["expr"] = f"call | ref (\" \" ({alternatives(literal(o) for o in BINOPS)}) \" \" term)?"
     command_rules = []
     for command in commands:
-        if command.name in known.commands or not command.for_model or command.name not in state.available:
+        if command.name in known.commands or not command.for_model or command.name not in available:
             continue
         body = _command_rule(command, state, rules, known)
         if body is not None:

@@ -1,9 +1,17 @@
-"""Read-only evaluation of expressions in a crashed frame, and guarded, bounded, redacted reprs.
+"""Evaluation of expressions in a crashed frame, and guarded, bounded, redacted reprs.
 
 Expressions are not handed to `eval`: a small interpreter walks an allow-listed subset of the
-AST, so nothing outside that subset can run. Calls are limited to pure built-ins and pure methods
-of built-in types. Reading an attribute or formatting a value may still run user code (a property,
-a `__repr__`); those run under a time limit and with their exceptions caught.
+AST (no assignments, imports, lambdas), so nothing outside that subset can run. What else it
+allows depends on where it runs (`set_mode`):
+
+  probe   in a sandboxed fork (autodbg.probe): the program's own functions and methods may be
+          called, comparisons and iteration may run its dunders; their effects die with the
+          probe, whose deadline the parent enforces.
+  inline  in the crashed process itself (no fork here, or AUTODBG_PROBE=0): calls only to pure
+          built-ins and pure methods of built-in types; what may still run user code (a
+          property, a `__repr__`) runs under a time limit with its exceptions caught.
+  plain   in a probe, touching no program code at all: the fallback when a probe with user
+          code did not come back.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ MAX_REPR = 300  # characters of one value
 MAX_ITEMS = 12  # container items shown before "..."
 MAX_DEPTH = 3
 MAX_SIZE = 1_000_000  # longest sequence an expression may build or walk
+MAX_EXPRESSION = 2000  # characters of one expression
+MAX_NESTING = 100  # levels of one expression's syntax tree
 TIME_LIMIT = 1.0  # seconds for one evaluation or repr that may run user code
 
 
@@ -119,14 +129,33 @@ def _plain_attributes(value: object):
     return items
 
 
+# --- where this runs ------------------------------------------------------------------------
+
+_mode = "inline"
+
+
+def set_mode(mode: str) -> None:
+    """probe | inline | plain (see the module docstring); a probe sets it once, for itself."""
+    global _mode
+    if mode not in ("probe", "inline", "plain"):
+        raise ValueError(f"no evaluation mode {mode!r}")
+    _mode = mode
+
+
+def in_probe() -> bool:
+    """Program code may run here, and its effects die with this process."""
+    return _mode == "probe"
+
+
 # --- time limit ------------------------------------------------------------------------------
 
 @contextmanager
 def time_limit(seconds: float):
     """Interrupt the block after SECONDS by raising TimeLimit (main thread only; elsewhere the
     block runs unbounded, so callers there must not run user code)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
+    if _mode != "inline" or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        yield  # in a probe the parent's deadline bounds everything (and the sandbox refuses timers)
         return
 
     active = True
@@ -165,7 +194,9 @@ def time_limit(seconds: float):
 
 
 def can_run_user_code() -> bool:
-    """User code may only run where a time limit can stop it."""
+    """User code may only run where its effects die (a probe) or a time limit can stop it."""
+    if _mode != "inline":
+        return _mode == "probe"
     return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
 
 
@@ -209,13 +240,15 @@ def _repr(value: object, depth: int) -> str:
 
 
 def _repr_container(value, depth: int) -> str:
+    # A dict subclass may override items() and __len__: read it through dict's own methods.
+    size = dict.__len__(value) if isinstance(value, dict) else len(value)
     if depth <= 0:
-        return f"<{type(value).__name__} of {len(value)}>"
+        return f"<{type(value).__name__} of {size}>"
     if isinstance(value, dict):
         items = []
-        for i, (k, v) in enumerate(value.items()):
+        for i, (k, v) in enumerate(dict.items(value)):
             if i == MAX_ITEMS:
-                items.append(f"...{len(value) - MAX_ITEMS} more")
+                items.append(f"...{size - MAX_ITEMS} more")
                 break
             shown = REDACTED if isinstance(k, str) and is_secret_name(k) else _repr(v, depth - 1)
             items.append(f"{_repr(k, depth - 1)}: {shown}")
@@ -316,8 +349,13 @@ _REFUSED = {
 
 def parse_expression(text: str) -> ast.Expression:
     """Parse TEXT as one expression, or raise Refused with a one-line reason."""
+    if len(text) > MAX_EXPRESSION:
+        raise Refused(f"expression longer than {MAX_EXPRESSION} characters")
     try:
         tree = ast.parse(text.strip(), mode="eval")
+        _depth(tree)
+    except RecursionError:
+        raise Refused("expression too deeply nested") from None
     except SyntaxError as exc:
         try:
             ast.parse(text.strip(), mode="exec")
@@ -325,6 +363,14 @@ def parse_expression(text: str) -> ast.Expression:
             raise Refused(f"not a valid expression: {exc.msg}") from None
         raise Refused("only expressions are allowed (no statements, assignments, imports or del)") from None
     return tree
+
+
+def _depth(node: ast.AST, level: int = 0) -> None:
+    """Refuse nesting the evaluator's own recursion could not walk."""
+    if level > MAX_NESTING:
+        raise Refused("expression too deeply nested")
+    for child in ast.iter_child_nodes(node):
+        _depth(child, level + 1)
 
 
 def check_expression(text: str) -> None:
@@ -349,7 +395,7 @@ class Evaluator:
 
     def evaluate(self, text: str) -> object:
         tree = parse_expression(text)
-        if not can_run_user_code():
+        if _mode != "inline" or not can_run_user_code():
             return self._eval(tree.body, {})
         try:
             with time_limit(TIME_LIMIT):
@@ -464,13 +510,17 @@ class Evaluator:
             if kw.arg is None:
                 raise Refused("** unpacking is not allowed")
             kwargs[kw.arg] = self._eval(kw.value, scope)
-        _check_call(func, args, kwargs, self.own_iterators)
+        if not in_probe():
+            _check_call(func, args, kwargs, self.own_iterators)
+        _check_size_of_call(func, args)
         result = bounded(func(*args, **kwargs))
         if isinstance(result, _MADE_ITERATORS):
             self.own_iterators.add(id(result))
         return result
 
     def _callable(self, node: ast.AST, scope: dict):
+        if in_probe():
+            return self._program_callable(node, scope)
         if isinstance(node, ast.Name):
             func = self.lookup(node.id, scope)
             if node.id in SAFE_BUILTINS and func is SAFE_BUILTINS[node.id]:
@@ -485,6 +535,17 @@ class Evaluator:
             raise Refused(f"calling .{node.attr}() on {type(owner).__name__} is not allowed (only pure methods of built-in types)")
         raise Refused("only calls to named built-ins and methods are allowed")
 
+    def _program_callable(self, node: ast.AST, scope: dict):
+        """In a probe: the program's functions, methods and classes, methods of built-in values,
+        and the pure built-ins; not the built-ins that would widen the language (eval, open,
+        __import__, setattr...)."""
+        func = self._eval(node, scope)
+        if isinstance(func, (types.BuiltinFunctionType, type)) and getattr(func, "__self__", None) in (None, builtins):
+            name = getattr(func, "__name__", "?")
+            if SAFE_BUILTINS.get(name) is not func and not (isinstance(func, type) and func.__module__ != "builtins"):
+                raise Refused(f"calling {name}() is not allowed")
+        return func
+
     def _comprehension(self, node, scope: dict, make):
         def walk(generators, inner_scope):
             if not generators:
@@ -494,7 +555,7 @@ class Evaluator:
             if gen.is_async:
                 raise Refused("async comprehensions are not allowed")
             iterable = self._eval(gen.iter, inner_scope)
-            if id(iterable) not in self.own_iterators:
+            if id(iterable) not in self.own_iterators and not in_probe():
                 _check_iterable(iterable)
             for item in iterable:
                 bound = dict(inner_scope)
@@ -576,8 +637,6 @@ def _check_call(func, args: list, kwargs: dict, own_iterators: set[int]) -> None
         if name in _CONSUMING and not isinstance(value, (int, float, complex, bool, type(None))) \
                 and id(value) not in own_iterators:
             _check_iterable(value)
-        if name in _WIDTH_METHODS and isinstance(value, int) and value > MAX_SIZE:
-            raise Refused("result too large")
     if name in ("getattr", "hasattr"):
         if len(args) < 2 or not isinstance(args[1], str):
             raise Refused(f"{name} needs a constant attribute name")
@@ -588,8 +647,30 @@ def _check_call(func, args: list, kwargs: dict, own_iterators: set[int]) -> None
         raise Refused("sum() adds numbers only here")
 
 
+_SEQUENCES = (str, bytes, bytearray, memoryview, list, tuple)
+
+
+def _check_size_of_call(func, args: list) -> None:
+    """Refuse, before it runs, a call to a built-in method whose result would be too large."""
+    name = getattr(func, "__name__", "")
+    owner = getattr(func, "__self__", None)
+    if name in _WIDTH_METHODS and any(isinstance(a, int) and a > MAX_SIZE for a in args):
+        raise Refused("result too large")
+    if not isinstance(owner, (str, bytes, bytearray)):
+        return
+    if name == "replace" and len(args) >= 2 and isinstance(args[0], type(owner)) and isinstance(args[1], type(owner)):
+        grows = owner.count(args[0]) * max(0, len(args[1]) - len(args[0])) if args[0] else len(owner) * len(args[1])
+        if len(owner) + grows > MAX_SIZE:
+            raise Refused("result too large")
+    if name == "join" and args and isinstance(args[0], (list, tuple, set, frozenset, dict)):
+        items = list(args[0])
+        total = len(owner) * len(items) + sum(len(item) for item in items if isinstance(item, (str, bytes, bytearray)))
+        if total > MAX_SIZE:
+            raise Refused("result too large")
+
+
 def _check_size_of_op(op: type, left, right) -> None:
-    if op is ast.Mod and isinstance(left, (str, bytes)):
+    if op is ast.Mod and isinstance(left, (str, bytes, bytearray)):
         raise Refused("%-formatting is not allowed (widths can allocate without bound)")
     if op is ast.Pow and isinstance(right, int) and abs(right) > 10_000:
         raise Refused("exponent too large")
@@ -597,11 +678,14 @@ def _check_size_of_op(op: type, left, right) -> None:
         raise Refused("shift too large")
     if op is ast.Mult:
         for seq, n in ((left, right), (right, left)):
-            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SIZE:
+            if isinstance(seq, _SEQUENCES) and isinstance(n, int) and len(seq) * n > MAX_SIZE:
                 raise Refused("result too large")
+    if op is ast.Add and isinstance(left, _SEQUENCES) and isinstance(right, _SEQUENCES) \
+            and len(left) + len(right) > MAX_SIZE:
+        raise Refused("result too large")
 
 
 def bounded(value):
-    if isinstance(value, (str, bytes, list, tuple, set, dict)) and len(value) > MAX_SIZE:
+    if isinstance(value, (*_SEQUENCES, set, frozenset, dict)) and len(value) > MAX_SIZE:
         raise Refused("result too large")
     return value

@@ -1,25 +1,17 @@
-"""A debugging session: runs command lines of the command table against an `Inspector`.
-
-Every output is redacted and bounded. Under `autodbg run` the session also holds a handle on
-re-runs of the program; while one is stopped at a breakpoint, live commands run there.
-"""
+"""A debugging session where the program's frames are: runs the command table's commands that
+look at them against an `Inspector`, with redacted, bounded output."""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol
 
 from autodbg.debugger.commands import (
-    Breakpoint, Command, CommandError, Output, ShownLine, bound_output, fold_indexes, fold_summary, parse,
+    CommandError, Output, ShownLine, bound_output, fold_indexes, fold_summary, parse,
 )
 from autodbg.debugger.core import FrameEntry, Inspector, display_path
 from autodbg.debugger.safe_eval import REDACTED, Evaluator, Redactor, Refused, TimeLimit, cut, is_secret_name, safe_repr
-
-if TYPE_CHECKING:
-    from autodbg.debugger.grammar import LiveState
 
 
 @dataclass
@@ -30,31 +22,17 @@ class CommandResult:
     ends_session: bool = False
     valid: bool = True  # a command of the language (False: the parser refused it)
     lines: tuple[ShownLine, ...] = ()  # source lines the output showed
-
-
-class RerunHandle(Protocol):
-    """Re-runs of the program in another process (autodbg.program.rerun.Rerun)."""
-    breakpoints: list[Breakpoint]
-    stopped: bool  # a re-run is stopped at a breakpoint
-    where: str  # which stop: commands' outputs differ from one stop to the next
-    runs: int
-
-    def add_breakpoint(self, breakpoint: Breakpoint) -> str: ...
-    def start(self) -> str: ...
-    def send(self, line: str) -> CommandResult: ...  # runs LINE in the stopped re-run
-    def state(self) -> "LiveState": ...  # the stopped re-run's live state
-    def stop(self) -> None: ...
+    ended: str = "ok"  # how the look at the program ended: ok | error | refused | timed out | probe died
 
 
 @dataclass
 class Session:
-    """Runs command lines against a post-mortem debugger; every output is redacted and bounded."""
+    """Runs the commands that look at the program against an `Inspector`, where its frames are
+    (a probe, or this process); every output is redacted and bounded. The commands that drive
+    the session or its re-runs run in its controller (autodbg.probe.session)."""
 
     debugger: Inspector
     redactor: Redactor = field(default_factory=Redactor)
-    explain: Callable[["Session"], str] | None = None  # runs `why`: set by `autodbg run --interactive`
-    rerun: RerunHandle | None = None  # set by `autodbg run` (re-running allowed)
-    live: bool = False  # this session is itself a re-run stopped at a breakpoint
 
     def __post_init__(self) -> None:
         for frame in self.debugger.all_frames():
@@ -63,16 +41,8 @@ class Session:
     def execute(self, line: str) -> CommandResult:
         try:
             command, values = parse(line)
-        except CommandError as exc:
-            return CommandResult(line, False, f"error: {exc}", valid=False)
-        if self.rerun is not None and self.rerun.stopped and command.live:
-            reply = self.rerun.send(line)  # runs in the re-run's live frames
-            return dataclasses.replace(reply, output=bound_output(self.redactor.scrub(reply.output)))
-        try:
-            if command.back_to_crash and self.rerun is not None and self.rerun.stopped:
-                self.rerun.stop()
-            if not command.resumes and not command.available(self):  # a resume says why itself
-                raise CommandError(self._unavailable(command))
+            if command.controls:
+                raise CommandError(f"`{command.name}` is not possible here")
             output = command.run(self, *values)
         except CommandError as exc:
             return CommandResult(line, False, f"error: {self.redactor.scrub(str(exc))}")
@@ -80,11 +50,6 @@ class Session:
             return CommandResult(line, True, bound_output(self.redactor.scrub(output.text)), command.ends_session,
                                  lines=output.lines)
         return CommandResult(line, True, bound_output(self.redactor.scrub(output)), command.ends_session)
-
-    def _unavailable(self, command: Command) -> str:
-        if command.needs in ("rerun", "breakpoints") and self.rerun is None:
-            return f"`{command.name}` needs `autodbg run` with re-running allowed"
-        return f"`{command.name}` is not possible now"
 
     # --- helpers used by the executors ----------------------------------------------------------
 

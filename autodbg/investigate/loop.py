@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from autodbg.debugger.commands import COMMANDS, ShownLine
-from autodbg.debugger.grammar import THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, live_state, step_grammar
-from autodbg.debugger.session import Session
+from autodbg.debugger.grammar import THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, step_grammar
 from autodbg.investigate.answer import make_diagnosis, quotable
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
+from autodbg.probe.session import ProbedSession
 from autodbg.records import Diagnosis, Dossier, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
@@ -39,13 +39,13 @@ class Findings:
     diagnosis: Diagnosis | None = None
     tokens: Tokens = field(default_factory=Tokens)
     timings: list[float] = field(default_factory=list)  # seconds of each completion
-    stopped_by: str = ""  # done | repeat | turns | tokens | time
+    stopped_by: str = ""  # done | repeat | turns | tokens | time | probe (no live state could be read)
 
 
 class Seen:
     """What the model has been shown, and what it has asked where."""
 
-    def __init__(self, session: Session, dossier: Dossier) -> None:
+    def __init__(self, state: LiveState | None, dossier: Dossier) -> None:
         self.lines: dict[str, ShownLine] = {}  # quotable `FILE:N| code` -> the line
         for frame in dossier.frames:
             self.add_lines(ShownLine(frame.file, frame.source.first + i, code) for i, code in enumerate(frame.source.lines))
@@ -54,7 +54,7 @@ class Seen:
         # Sources the evidence showed: functions it called on the failing lines, and the frames' own.
         self.sources = {called.name for frame in dossier.frames for called in frame.called_functions}
         self.sources |= {frame.function for frame in dossier.frames}
-        self.frames = frames_shown(session, dossier)
+        self.frames = frames_shown(state, dossier)
         self.asked: set[str] = set()  # commands with where they ran (state_key)
         self.uses: Counter[str] = Counter()  # command name -> turns that used it
 
@@ -64,40 +64,38 @@ class Seen:
             if quote:
                 self.lines[quote] = line
 
-    def add_command(self, session: Session, line: str, lines: tuple[ShownLine, ...], source_shown: bool) -> None:
-        self.asked.add(state_key(session, line))
+    def add_command(self, key: str, line: str, lines: tuple[ShownLine, ...], source_shown: bool) -> None:
+        self.asked.add(key)
         self.uses[line.split(" ", 1)[0]] += 1
         self.add_lines(lines)
         if source_shown:
             self.sources.add(line.removeprefix("source "))
 
-    def known(self, session: Session) -> Known:
-        """What the step grammar must not offer in SESSION's current state."""
-        exclude = {c.name for c in COMMANDS if not c.args and state_key(session, c.name) in self.asked}
+    def known(self, state: LiveState, where: str) -> Known:
+        """What the step grammar must not offer in STATE, at WHERE (see `place`)."""
+        exclude = {c.name for c in COMMANDS if not c.args and f"{where}/{c.name}" in self.asked}
         exclude |= {c.name for c in COMMANDS if c.limit is not None and self.uses[c.name] >= c.limit}
-        if session.rerun is not None and session.rerun.stopped:
+        if state.exception < 0:  # a live stop of a re-run
             return Known(frozenset(exclude - {"done"}))
-        d = session.debugger
-        on_crash = d.exception_index == d.top_exception
-        if on_crash and d.curindex in self.frames:
+        if state.on_crash and state.current in self.frames:
             exclude |= {"locals", "args"}  # the dossier showed them
-        return Known(frozenset(exclude - {"done"}), frozenset(self.sources), self.frames if on_crash else frozenset(),
+        return Known(frozenset(exclude - {"done"}), frozenset(self.sources),
+                     self.frames if state.on_crash else frozenset(),
                      frozenset((line.file, line.line) for line in self.lines.values()))
 
 
-def state_key(session: Session, command: str) -> str:
-    """A command and where it ran: `locals` in frame 2 is not `locals` in frame 3."""
+def place(session: ProbedSession, state: LiveState) -> str:
+    """Where commands run now: `locals` in frame 2 is not `locals` in frame 3."""
     if session.rerun is not None and session.rerun.stopped:
-        return f"{session.rerun.where}/{command}"
-    d = session.debugger
-    return f"{d.exception_index}/{d.curindex}/{command}"
+        return session.rerun.where
+    return f"{state.exception}/{state.current}"
 
 
-def frames_shown(session: Session, dossier: Dossier) -> frozenset[int]:
+def frames_shown(state: LiveState | None, dossier: Dossier) -> frozenset[int]:
     """Frames of the crash whose lines and locals the evidence showed, including the calls a
     recursion repeats (the evidence folds them into the one it shows)."""
     places = {(f.file, f.line, f.function) for f in dossier.frames if not f.locals_cut}
-    return frozenset(e.index for e in session.debugger.stack if (e.filename, e.lineno, e.function) in places)
+    return frozenset(i for i, here in enumerate(state.stack) if here in places) if state else frozenset()
 
 
 def unseen_sources(state: LiveState, seen: Seen) -> list[str]:
@@ -119,10 +117,10 @@ def parse_step(text: str) -> tuple[str, str]:
 class Investigation:
     """One investigation of one crash: `run()` asks, runs the turns, then gets the answer."""
 
-    def __init__(self, session: Session, dossier: Dossier, model: Model, budget: Budget,
+    def __init__(self, session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
                  on_step: Callable[[Turn | None], None] = lambda turn: None) -> None:
         self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
-        self.seen = Seen(session, dossier)
+        self.seen = Seen(session.state(), dossier)
         self.findings = Findings()
         self.messages: list[dict] = []
 
@@ -133,7 +131,7 @@ class Investigation:
         reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (self.budget.deadline - time.monotonic()))
         self.findings.stopped_by = "turns"
         for _ in range(self.budget.max_turns):
-            stop = self.stop_reason(reserve)
+            stop = self.stop_reason(reserve) or (None if self.state() is not None else "probe")
             if stop:
                 self.findings.stopped_by = stop
                 break
@@ -145,7 +143,8 @@ class Investigation:
 
     def first_question(self) -> str:
         ask = "What is your first command?"
-        unseen = unseen_sources(live_state(self.session), self.seen) if self.budget.max_turns else []
+        state = self.session.state()
+        unseen = unseen_sources(state, self.seen) if self.budget.max_turns and state is not None else []
         if unseen:  # where a wrong value was made, most often: what the session can show and the evidence cannot
             ask = f"Used by the code above, source not shown: {', '.join(unseen)}.\n{ask}"
         return ask
@@ -157,24 +156,26 @@ class Investigation:
             return "tokens"
         return None
 
-    def step_grammar(self) -> str:
+    def state(self) -> LiveState:
         rerun = self.session.rerun
-        state = rerun.state() if rerun is not None and rerun.stopped else live_state(self.session)
-        return step_grammar(state, self.seen.known(self.session))
+        return rerun.state() if rerun is not None and rerun.stopped else self.session.state()
 
     def turn(self, deadline: float) -> bool:
         """Ask for one command and run it; False when the turns are over."""
-        completion = self.ask(self.step_grammar(), STEP_TOKENS, deadline)
+        state = self.state()
+        known = self.seen.known(state, place(self.session, state))
+        completion = self.ask(step_grammar(state, known, self.session.available_commands()), STEP_TOKENS, deadline)
         thought, command = parse_step(completion.text)
-        if state_key(self.session, command) in self.seen.asked:
+        if f"{place(self.session, state)}/{command}" in self.seen.asked:
             self.findings.stopped_by = "repeat"  # asking again what it already saw: it has nothing new to ask
             return False
         outcome = self.session.execute(command) if command else None
         output = outcome.output if outcome else "error: no command given"
-        self.seen.add_command(self.session, command, outcome.lines if outcome and outcome.ok else (),
+        self.seen.add_command(f"{place(self.session, self.state())}/{command}", command,
+                              outcome.lines if outcome and outcome.ok else (),
                               outcome is not None and outcome.ok and command.startswith("source "))
         turn = Turn(thought, command, bool(outcome and outcome.valid), output, completion.completion_tokens,
-                    self.findings.timings[-1])
+                    self.findings.timings[-1], outcome.ended if outcome else "error")
         self.findings.transcript.append(turn)
         self.on_step(turn)
         if outcome and outcome.ends_session:
@@ -224,7 +225,7 @@ class Investigation:
         return completion
 
 
-def investigate(session: Session, dossier: Dossier, model: Model, budget: Budget,
+def investigate(session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
                 on_step: Callable[[Turn | None], None] = lambda turn: None) -> Findings:
     return Investigation(session, dossier, model, budget, on_step).run()
 

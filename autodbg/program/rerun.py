@@ -33,7 +33,7 @@ RERUN_BUDGET = 30.0  # seconds the program may run between two stops
 REPLY_SECONDS = 10.0  # for a command at a stop: the tracer answers at once or not at all
 
 EVENTS = {"stopped": ("text", "state"), "ended": ("text",)}
-OUTPUT = {"output": ("ok", "output", "lines")}
+OUTPUT = {"output": ("ok", "output", "lines", "ended", "state")}
 
 
 @dataclass
@@ -42,6 +42,7 @@ class Rerun:
 
     program: Program
     budget: float = RERUN_BUDGET
+    probes: bool = True  # the re-run's frames are looked at in probes forked from it
     breakpoints: list[Breakpoint] = field(default_factory=list)
     runs: int = 0
     stopped: bool = False
@@ -56,7 +57,7 @@ class Rerun:
             self.breakpoints.append(breakpoint)
         if self.stopped:
             self._channel.send("break", **dataclasses.asdict(breakpoint))
-            self._receive(OUTPUT, REPLY_SECONDS)
+            self._receive({"added": ()}, REPLY_SECONDS)
         number = self.breakpoints.index(breakpoint) + 1
         return f"breakpoint {number} at {breakpoint}" + ("" if self.stopped else " (takes effect at `rerun`)")
 
@@ -78,7 +79,8 @@ class Rerun:
         os.close(child_out)
         self._channel = Channel(control_in, control_out)
         self._channel.send("config", module=self.program.module, argv=self.program.argv, cwd=self.program.cwd,
-                           max_hits=MAX_HITS, breakpoints=[dataclasses.asdict(b) for b in self.breakpoints])
+                           max_hits=MAX_HITS, breakpoints=[dataclasses.asdict(b) for b in self.breakpoints],
+                           probes=self.probes)
         return f"re-run {self.runs} (side effects of the program happen again): " + self._await_event()
 
     def send(self, line: str) -> CommandResult:
@@ -91,7 +93,10 @@ class Rerun:
         except ChannelError:
             self.stop()
             return CommandResult(line, False, "error: the re-run stopped answering")
-        return CommandResult(line, reply["ok"], reply["output"], lines=tuple(ShownLine(*l) for l in reply["lines"]))
+        if reply["state"] is not None:
+            self._state = LiveState.from_json(reply["state"])
+        return CommandResult(line, reply["ok"], reply["output"], lines=tuple(ShownLine(*l) for l in reply["lines"]),
+                             ended=reply["ended"])
 
     def state(self) -> LiveState:
         return self._state
@@ -120,7 +125,7 @@ class Rerun:
             return text
         if event["kind"] == "stopped":
             self.stopped, self.where = True, event["text"]
-            self._state = LiveState.from_json(event["state"])
+            self._state = LiveState.from_json(event["state"]) if event["state"] is not None else None
             return event["text"]
         text = event["text"] + self._program_output()
         self.stop()

@@ -10,15 +10,17 @@ import dataclasses
 import sys
 
 from autodbg.channel import Channel, ChannelError
-from autodbg.debugger.core import Inspector, exception_title
-from autodbg.debugger.grammar import live_state
-from autodbg.debugger.safe_eval import Evaluator
 from autodbg.debugger.commands import COMMANDS_BY_NAME
-from autodbg.debugger.session import Session
+from autodbg.debugger.core import Inspector, exception_title, source_lines
+from autodbg.debugger.safe_eval import Evaluator, set_mode
+from autodbg.probe.fork import available, run_in_probe
+from autodbg.probe.session import ProbedSession
 from autodbg.program.target import Program, exit_status, run_program
 
+CONDITION_SECONDS = 1.0
+
 REQUESTS = {
-    "config": ("module", "argv", "cwd", "max_hits", "breakpoints"),
+    "config": ("module", "argv", "cwd", "max_hits", "breakpoints", "probes"),
     "command": ("line",),
     "break": ("file", "line", "function", "condition"),
     "quit": (),
@@ -28,10 +30,11 @@ REQUESTS = {
 class Tracer(Inspector):
     """Runs the program; at a breakpoint, serves commands until told to go on."""
 
-    def __init__(self, channel: Channel, max_hits: int) -> None:
+    def __init__(self, channel: Channel, max_hits: int, probes: bool) -> None:
         super().__init__()
         self.channel = channel
         self.max_hits = max_hits
+        self.probes = probes and available()  # the program's frames are looked at in probes forked from here
         self.hits = 0
         self.mode = "start"
         self.currentbp = None  # set by bdb's break_here when a breakpoint is hit
@@ -61,17 +64,26 @@ class Tracer(Inspector):
         self.interact(frame)
 
     def _condition_holds(self, condition: str, frame) -> bool:
-        try:
+        """COND in FRAME, in a probe where there is one: checking it must not change the run."""
+        def check() -> bool:
+            set_mode("probe" if self.probes else "inline")
             return bool(Evaluator(dict(frame.f_locals), frame.f_globals).evaluate(condition))
+
+        if self.probes:
+            outcome = run_in_probe(check, deadline=CONDITION_SECONDS)
+            return outcome.status == "ok" and outcome.value is True
+        try:
+            return check()
         except Exception:  # a condition that cannot be checked (refused, too slow, raising) does not stop
             return False
 
     def interact(self, frame) -> None:
         self.set_stack(frame, None)
-        session = Session(self, live=True)
+        session = ProbedSession(lambda: self, probes=self.probes, live=True)
         entry = self.current
-        text = f"stopped at {entry.location} (hit {self.hits})\n" + session.describe_frame(entry).split("\n", 1)[1]
-        self.channel.send("stopped", text=text, state=dataclasses.asdict(live_state(session)))
+        code = source_lines(entry.filename)[entry.lineno - 1].strip() if entry.lineno else ""
+        text = f"stopped at {entry.location} (hit {self.hits})\n  {entry.lineno} -> {code}"
+        self.channel.send("stopped", text=text, state=_state_data(session))
         while True:
             try:
                 request = self.channel.receive(REQUESTS)
@@ -81,7 +93,7 @@ class Tracer(Inspector):
             kind = request.pop("kind")
             if kind == "break":
                 self.add(**request)
-                self.channel.send("output", ok=True, output="", lines=[])
+                self.channel.send("added")
                 continue
             if kind != "command":
                 self.set_quit()
@@ -94,13 +106,19 @@ class Tracer(Inspector):
                  "step": self.set_step}[name]()
                 return
             result = session.execute(request["line"])
-            self.channel.send("output", ok=result.ok, output=result.output, lines=[list(l) for l in result.lines])
+            self.channel.send("output", ok=result.ok, output=result.output, lines=[list(l) for l in result.lines],
+                              ended=result.ended, state=_state_data(session))
+
+
+def _state_data(session: ProbedSession) -> dict | None:
+    state = session.state()
+    return dataclasses.asdict(state) if state is not None else None
 
 
 def main(read_fd: int, write_fd: int) -> int:
     channel = Channel(read_fd, write_fd)
     config = channel.receive({"config": REQUESTS["config"]})
-    tracer = Tracer(channel, config["max_hits"])
+    tracer = Tracer(channel, config["max_hits"], config["probes"])
     for b in config["breakpoints"]:
         tracer.add(**b)
     outcome = tracer.runcall(run_program, Program(config["module"], config["argv"], config["cwd"]))
