@@ -20,8 +20,10 @@ from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.errors import AutodbgError
 from autodbg.evidence import build_dossier
+from autodbg.redact import Redactor
 from autodbg.report import EvidenceView, SummaryView, make_console
 from autodbg.settings import Settings, load_settings
+from autodbg.textsafe import terminal_safe
 
 REPORT_SCHEMA = 1
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
@@ -47,12 +49,12 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     worker_started = time.monotonic()
     result = {}
     try:
-        session = session or Session(PostMortem(exc))
+        session = session or Session(PostMortem(exc), redactor=Redactor(settings.redact))
         result = new_result(session, thread_name)
         result["model"] = model
         result["timings"] = {"worker_start": round(worker_started - started, 3),
                              "evidence": round(time.monotonic() - worker_started, 3)}
-        console.print(EvidenceView(result["dossier"]))
+        console.print(EvidenceView(session.redactor.scrub_tree(result["dossier"])))
         if engine is not None:
             reason = run_investigation(engine, session, result, settings, console, started)
         elif model is None and reason is None:
@@ -69,7 +71,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
         return result
     result["timings"]["total"] = round(time.monotonic() - started, 3)
     if settings.report_path:
-        write_report(result, settings.report_path)
+        write_report(session.redactor.scrub_tree(result), settings.report_path)
     return result
 
 
@@ -141,7 +143,7 @@ def run_investigation(engine, session: Session, result: dict, settings: Settings
         reason = str(err)
     result["timings"]["total"] = round(time.monotonic() - started, 3)
     if result["diagnosis"] is not None:
-        console.print(SummaryView(result))
+        console.print(SummaryView(session.redactor.scrub_tree(result)))
     return reason
 
 
@@ -166,7 +168,7 @@ def progress(console, verbose: bool):
     if verbose:
         def show(turn):
             if turn is not None:
-                console.print(Text(f"Thought: {turn['thought']}\n(autodbg) {turn['command']}\n{turn['output']}\n"))
+                console.print(Text(terminal_safe(f"Thought: {turn['thought']}\n(autodbg) {turn['command']}\n{turn['output']}\n")))
         yield show
         return
     if not console.is_terminal:
@@ -178,7 +180,7 @@ def progress(console, verbose: bool):
                 status.update(Text("autodbg: writing the diagnosis…"))
             else:
                 first = turn["output"].splitlines()[0] if turn["output"] else ""
-                status.update(Text(f"autodbg: {turn['command']} → {first[:60]}"))
+                status.update(Text(terminal_safe(f"autodbg: {turn['command']} → {first[:60]}")))
         yield show
 
 

@@ -174,6 +174,8 @@ def investigate(session: Session, dossier: dict, engine, budget: Budget,
 
     def ask(grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> tuple[str, int, float]:
         started = time.monotonic()
+        for message in messages:  # what the engine gets leaves autodbg (a remote engine, a log)
+            message["content"] = session.redactor.scrub(message["content"])
         fit_context(messages, engine, max_tokens, deadline)
         completion = engine.complete(messages, grammar=grammar, max_tokens=max_tokens, deadline=deadline,
                                      cache_prefix_messages=1, seed=seed)

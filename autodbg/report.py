@@ -1,8 +1,8 @@
 """Rich renderables for what autodbg prints: the evidence dossier and the diagnosis summary.
 
 Untrusted text (exception messages, values, source, model output) is always a `Text` or a
-`Syntax`, never markup. Colour follows the terminal: none when stderr is not a TTY or NO_COLOR
-is set.
+`Syntax`, never markup, with its control characters and escape sequences made visible. Colour
+follows the terminal: none when stderr is not a TTY or NO_COLOR is set.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
+
+from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
 
@@ -34,7 +36,7 @@ class EvidenceView:
     """The dossier: exception chain, then each user frame innermost first."""
 
     def __init__(self, dossier: dict, title: str = "autodbg · evidence") -> None:
-        self.dossier = dossier
+        self.dossier = terminal_safe_tree(dossier)
         self.title = title
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -82,7 +84,7 @@ class SummaryView:
     """The model's diagnosis: root cause, evidence, source, checked fix, footer."""
 
     def __init__(self, result: dict) -> None:
-        self.result = result
+        self.result = terminal_safe_tree(result)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         r = self.result

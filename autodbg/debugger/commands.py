@@ -15,7 +15,7 @@ from typing import Callable
 
 from autodbg.debugger.core import FrameEntry, Inspector, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import (
-    REDACTED, Evaluator, Redactor, Refused, TimeLimit, can_run_user_code, cut, is_secret_name,
+    Evaluator, Redactor, Refused, TimeLimit, can_run_user_code, cut, redacted,
     check_expression, safe_repr, time_limit,
 )
 
@@ -321,6 +321,9 @@ class Session:
     def __post_init__(self) -> None:
         for frame in self.debugger.all_frames():
             self.redactor.learn_frame(frame)
+        for link in self.debugger.chain:
+            self.redactor.learn("exception", link.exc)  # a token in a message, or an attribute
+        self.redactor.learn_process()
 
     def execute(self, line: str) -> CommandResult:
         try:
@@ -372,8 +375,8 @@ class Session:
     def show(self, label: str, value) -> str:
         """A value's repr, redacted when the name it was reached by looks secret."""
         words = re.findall(r"[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"", label)
-        if any(is_secret_name(w.strip("'\"")) for w in words):
-            return REDACTED
+        if any(self.redactor.is_secret(w.strip("'\"")) for w in words):
+            return redacted(value)
         return safe_repr(value)
 
     def format_names(self, values: dict) -> str:
