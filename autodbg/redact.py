@@ -37,7 +37,7 @@ PROBE, PROBE_STEP = 4, 3  # a text is probed every 3 characters for 4-character 
 MIN_SHAPED = 16  # characters of a string worth checking for a token shape when learning
 MAX_VALUE = 8192  # characters of one learned value (a 4096-bit RSA key in PEM is ~3.2k)
 MAX_VALUES = 500  # values learned per crash
-MAX_DEPTH = 3  # levels walked into containers and objects
+MAX_DEPTH = 4  # levels walked into containers and objects
 MAX_ITEMS = 200  # items read from one container or instance dict
 MAX_NODES = 5000  # values looked at per learn() call
 MAX_PASSES = 4  # scrubbing repeats until nothing changes (idempotence); one pass when nothing is found
@@ -132,7 +132,7 @@ def redacted(value: object) -> str:
 _SHAPES: list[tuple[tuple[str, ...], str]] = [
     # A private key block, also one cut before its END line (then its base64 lines).
     (("PRIVATE KEY",), r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----"
-     r"(?P<s>[\s\S]{0,16384}?(?=-----END[A-Z0-9 ]{0,30}PRIVATE KEY)|[A-Za-z0-9+/=\s\\:,.-]{1,16384})"),
+     r"(?P<s>[\s\S]{0,16384}?(?=-----END[A-Z0-9 ]{0,30}PRIVATE KEY)|[A-Za-z0-9+/=\s\\:,-]{1,16384})"),
     (("PuTTY-User-Key-File",), r"PuTTY-User-Key-File-\d: *(?P<s>[\s\S]{1,8192}?)(?=Private-MAC|$)"),
     (("://",), r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'\"<>]*:(?P<s>[^\s/@'\"<>]+)@"),  # scheme://user:PASS@host
     (("authorization",), r"(?i:\b(?:proxy-)?authorization\b['\"]?\s*[:=]\s*['\"]?"
@@ -370,7 +370,7 @@ class Redactor:
         value = m.group("value")
         if value in ("''", '""'):
             return None
-        if value[0] not in "'\"" and (_NOT_A_VALUE.fullmatch(value) or self.is_secret(value)):
+        if value[0] not in "'\"" and (_NOT_A_VALUE.fullmatch(value) or _is_variable(value)):
             return None  # code (`password = get_password()`, `pw=pw`) or a type, not a value
         return m.start("value"), m.end("value")
 
@@ -385,7 +385,7 @@ class Redactor:
             return text
         spans: list[list[int]] = []  # [first, end) in FLAT, overlapping hits joined
         for i in hits:
-            if spans and i <= spans[-1][1]:
+            if spans and i < spans[-1][1]:
                 spans[-1][1] = max(spans[-1][1], i + MIN_PIECE)
             else:
                 spans.append([i, i + MIN_PIECE])
@@ -413,6 +413,11 @@ class Redactor:
             if flat[i:i + PROBE] in probes:
                 found.update(j for j in range(max(0, i - k + PROBE), i + 1) if flat[j:j + k] in pieces)
         return sorted(found)
+
+
+def _is_variable(value: str) -> bool:
+    """`password` in `self._password = password`: a variable's name, not a value."""
+    return value.isidentifier() and value.islower() and is_secret_name(value)
 
 
 def _scrub_shapes(text: str) -> str:
