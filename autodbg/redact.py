@@ -252,8 +252,11 @@ class Redactor:
         text = _as_text(value)[:MAX_VALUE]
         shaped = [m.group("s") for r in _shapes_in(text) for m in r.finditer(text)] if len(text) >= MIN_SHAPED else []
         shaped += [m.group() for p in self.extra_patterns for m in p.finditer(text)]
-        if secret and not shaped:
-            shaped = [text]  # a DSN bound to `dsn` is its password, not the whole URL
+        if secret:
+            shaped += [text[a:b] for a, b in self._assigned_values(text)]
+            # A DSN bound to `dsn` is its password, a connection string its `Password=...`; only
+            # a value without such parts is a secret as a whole.
+            shaped = shaped or [text]
         for part in shaped:
             self._add(part)
         if isinstance(value, (bytes, bytearray)) and (secret or shaped):
@@ -331,9 +334,18 @@ class Redactor:
         return text
 
     def _scrub_assignments(self, text: str) -> str:
-        """Redact the value in each `name=value` (and the like) whose name looks secret. Names are
-        found from the stems they hold, with a plain substring search: far cheaper than a regex
-        trying every identifier of the text."""
+        out, done = [], 0
+        for first, end in sorted(self._assigned_values(text)):
+            if first >= done:  # `password=token=abc`: the outer value holds the inner one
+                out += [text[done:first], REDACTED]
+                done = end
+        out.append(text[done:])
+        return "".join(out)
+
+    def _assigned_values(self, text: str) -> list[tuple[int, int]]:
+        """Where the value of each `name=value` (and the like) whose name looks secret is. Names
+        are found from the stems they hold, with a plain substring search: far cheaper than a
+        regex trying every identifier of the text."""
         lowered = text.lower()
         if len(lowered) != len(text):
             lowered = text  # 'İ'.lower() is longer: positions would shift
@@ -348,19 +360,13 @@ class Redactor:
                     end += 1
                 if start not in judged:
                     judged.add(start)
-                    cut = self._assigned_value(text, start, end)
+                    cut = self._value_assigned_to(text, start, end)
                     if cut:
                         cuts.append(cut)
                 i = lowered.find(stem, end)
-        out, done = [], 0
-        for first, end in sorted(cuts):
-            if first >= done:  # `password=token=abc`: the outer value holds the inner one
-                out += [text[done:first], REDACTED]
-                done = end
-        out.append(text[done:])
-        return "".join(out)
+        return cuts
 
-    def _assigned_value(self, text: str, start: int, end: int) -> tuple[int, int] | None:
+    def _value_assigned_to(self, text: str, start: int, end: int) -> tuple[int, int] | None:
         """Where the value assigned to the name TEXT[START:END] is, if it is a secret's."""
         if not self.is_secret(text[start:end]):
             return None
