@@ -41,6 +41,7 @@ MAX_DEPTH = 4  # levels walked into containers and objects
 MAX_ITEMS = 200  # items read from one container or instance dict
 MAX_NODES = 5000  # values looked at per learn() call
 MAX_PASSES = 4  # scrubbing repeats until nothing changes (idempotence); one pass when nothing is found
+MAX_REMEMBERED = 4096  # scrubbed texts remembered (forgotten all at once past that)
 
 # --- names -----------------------------------------------------------------------------------
 
@@ -163,9 +164,16 @@ _SHAPES: list[tuple[tuple[str, ...], str]] = [
 _SHAPE_REGEXES = [(tuple(a.lower() for a in anchors), re.compile(pattern)) for anchors, pattern in _SHAPES]
 
 
+# Searched in the lower-cased text: a case-insensitive alternation is ten times slower.
+_ANY_ANCHOR = re.compile("|".join(re.escape(a) for anchors, _ in _SHAPE_REGEXES for a in anchors))
+
+
 def _shapes_in(text: str):
-    """The shapes that may match TEXT (its lower-cased form holds one of their anchors)."""
+    """The shapes that may match TEXT (its lower-cased form holds one of their anchors). A short
+    text, the common case when learning, is first checked against all anchors at once."""
     lowered = text.lower()
+    if len(text) < 256 and not _ANY_ANCHOR.search(lowered):
+        return []
     return [regex for anchors, regex in _SHAPE_REGEXES if any(a in lowered for a in anchors)]
 
 
@@ -223,13 +231,20 @@ class Redactor:
         """ADDITIONS: the user's entries (see parse_additions), from AUTODBG_REDACT or the config."""
         self.extra_words, self.extra_patterns = parse_additions(additions)
         user_parts = [_NAME_PART.findall(w) for w in additions if not w.strip().startswith("re:")]
-        self._stems = _stems([*_BASE_STEMS, *(parts[0].lower() for parts in user_parts if parts)])
+        stems = _stems([*_BASE_STEMS, *(parts[0].lower() for parts in user_parts if parts)])
+        self._stem_regex = re.compile("|".join(re.escape(s) for s in sorted(stems, key=len, reverse=True)))
         self.values: set[str] = set()  # learned secrets, as matched: letters and digits, lower case
         self._pieces: set[str] = set()  # every MIN_PIECE-long piece of each, and of its reverse and hex
         self._probes: set[str] = set()  # every PROBE-long piece of the same
+        self._modules_seen: set[int] = set()  # ids of the module namespaces learned
+        self._verdicts: dict[str, bool] = {}  # name -> is_secret(name): the same names come back everywhere
+        self._scrubbed: dict[str, str] = {}  # text -> scrubbed: a report repeats its keys and texts
 
     def is_secret(self, name: str) -> bool:
-        return is_secret_name(name, self.extra_words)
+        verdict = self._verdicts.get(name)
+        if verdict is None:
+            verdict = self._verdicts[name] = is_secret_name(name, self.extra_words)
+        return verdict
 
     # --- learning ------------------------------------------------------------------------------
 
@@ -243,9 +258,17 @@ class Redactor:
             value, secret, depth = todo.pop()
             if isinstance(value, (str, bytes, bytearray)):
                 self.learn_text(value, secret)
-            elif depth > 0 and not isinstance(value, _LEAVES):
-                for child_name, child in _children(value):
-                    todo.append((child, secret or self.is_secret(child_name), depth - 1))
+                continue
+            if depth == 0 or type(value) in _LEAF_TYPES or isinstance(value, type):
+                continue
+            for child_name, child in _children(value):
+                kind = type(child)
+                if kind in _LEAF_TYPES:
+                    continue
+                child_secret = secret or (child_name != "" and self.is_secret(child_name))
+                if kind in _TEXT_TYPES and not child_secret and len(child) < MIN_SHAPED:
+                    continue  # a short string of no secret name: nothing to learn
+                todo.append((child, child_secret, depth - 1))
 
     def learn_text(self, value: str | bytes | bytearray, secret: bool) -> None:
         """Remember VALUE if SECRET, else only the token-shaped parts of it."""
@@ -263,11 +286,14 @@ class Redactor:
             self._add(repr(bytes(value[:MAX_VALUE]))[2:-1])  # as a bytes repr shows it: `\x9f\x01...`
 
     def learn_frame(self, frame: types.FrameType) -> None:
-        for name, value in _frame_locals(frame).items():
-            self.learn(name, value)
-        if frame.f_globals is not frame.f_locals:
-            for name, value in islice(frame.f_globals.items(), 500):
-                if not isinstance(value, _LEAVES):
+        """The locals of FRAME, and its module's globals (once per module)."""
+        namespaces = [_frame_locals(frame)] if frame.f_locals is not frame.f_globals else []
+        if id(frame.f_globals) not in self._modules_seen:
+            self._modules_seen.add(id(frame.f_globals))
+            namespaces.append(dict(islice(frame.f_globals.items(), 500)))
+        for namespace in namespaces:
+            for name, value in namespace.items():
+                if type(value) not in _LEAF_TYPES:
                     self.learn(name, value)
 
     def learn_process(self, environ=os.environ, argv: Sequence[str] | None = None) -> None:
@@ -296,6 +322,7 @@ class Redactor:
         if len(key) < MIN_PIECE or key in self.values or len(self.values) >= MAX_VALUES:
             return
         self.values.add(key)
+        self._scrubbed.clear()  # what was scrubbed before this secret was known may hold it
         forms = [key, key[::-1]]
         if len(secret) <= 256:
             forms.append(secret.encode("utf-8", "replace").hex())  # `pw.encode().hex()`
@@ -310,12 +337,11 @@ class Redactor:
         is returned."""
         try:
             text = text if isinstance(text, str) else str(text)
-            for _ in range(MAX_PASSES):
-                scrubbed = self._scrub_once(text)
-                if scrubbed == text:
-                    return text
-                text = scrubbed
-            return text
+            if text not in self._scrubbed:
+                if len(self._scrubbed) > MAX_REMEMBERED:
+                    self._scrubbed.clear()
+                self._scrubbed[text] = self._scrub_until_stable(text)
+            return self._scrubbed[text]
         except Exception as exc:  # noqa: BLE001 -- the boundary must hold whatever the text is
             return f"<redacted: text could not be checked ({type(exc).__name__})>"
 
@@ -323,6 +349,14 @@ class Redactor:
         """VALUE (report data: dicts, lists, strings) with every string scrubbed, keys included."""
         from autodbg.textsafe import map_strings
         return map_strings(value, self.scrub)
+
+    def _scrub_until_stable(self, text: str) -> str:
+        for _ in range(MAX_PASSES):
+            scrubbed = self._scrub_once(text)
+            if scrubbed == text:
+                return text
+            text = scrubbed
+        return text
 
     def _scrub_once(self, text: str) -> str:
         text = _outside_markers(text, _scrub_shapes)
@@ -344,26 +378,23 @@ class Redactor:
 
     def _assigned_values(self, text: str) -> list[tuple[int, int]]:
         """Where the value of each `name=value` (and the like) whose name looks secret is. Names
-        are found from the stems they hold, with a plain substring search: far cheaper than a
-        regex trying every identifier of the text."""
+        are found from the stems they hold (one literal alternation over the lower-cased text):
+        far cheaper than a regex trying every identifier of the text."""
         lowered = text.lower()
         if len(lowered) != len(text):
             lowered = text  # 'İ'.lower() is longer: positions would shift
         judged, cuts = set(), []
-        for stem in self._stems:
-            i = lowered.find(stem)
-            while i >= 0:
-                start, end = i, i + len(stem)
-                while start > 0 and text[start - 1] in _NAME_CHARS:
-                    start -= 1
-                while end < len(text) and text[end] in _NAME_CHARS:
-                    end += 1
-                if start not in judged:
-                    judged.add(start)
-                    cut = self._value_assigned_to(text, start, end)
-                    if cut:
-                        cuts.append(cut)
-                i = lowered.find(stem, end)
+        for m in self._stem_regex.finditer(lowered):
+            start, end = m.span()
+            while start > 0 and text[start - 1] in _NAME_CHARS:
+                start -= 1
+            while end < len(text) and text[end] in _NAME_CHARS:
+                end += 1
+            if start not in judged:
+                judged.add(start)
+                cut = self._value_assigned_to(text, start, end)
+                if cut:
+                    cuts.append(cut)
         return cuts
 
     def _value_assigned_to(self, text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -441,6 +472,8 @@ def _scrub_shape(m: re.Match) -> str:
 def _outside_markers(text: str, change) -> str:
     """TEXT with CHANGE applied to each stretch between redaction markers, so what is already
     redacted is never matched again (and scrubbing twice changes nothing)."""
+    if "<redacted" not in text:
+        return change(text)
     parts = _MARKER.split(text)
     for i in range(0, len(parts), 2):  # even parts are the text between markers
         if parts[i]:
@@ -450,8 +483,11 @@ def _outside_markers(text: str, change) -> str:
 
 # --- walking values without running their code -----------------------------------------------
 
-_LEAVES = (int, float, complex, bool, type(None), type, types.ModuleType, types.FunctionType,
-           types.BuiltinFunctionType, types.MethodType, types.FrameType, types.CodeType, range)
+# Types with nothing to learn inside (exact types: a set lookup is what makes walking cheap).
+_LEAF_TYPES = frozenset({int, float, complex, bool, type(None), type, types.ModuleType, types.FunctionType,
+                         types.BuiltinFunctionType, types.MethodType, types.FrameType, types.CodeType, range,
+                         types.MethodWrapperType, types.WrapperDescriptorType, property, classmethod, staticmethod})
+_TEXT_TYPES = frozenset({str, bytes, bytearray})
 
 
 def _as_text(value: str | bytes | bytearray) -> str:
