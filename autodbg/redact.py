@@ -4,7 +4,7 @@
 any cutting. It removes, in this order:
 - well-known token shapes: private keys (also a block cut before its END line), URL credentials,
   Authorization/Bearer/Basic credentials, JWTs, AWS, GitHub, GitLab, Slack, Stripe, OpenAI-style,
-  npm, PyPI, SendGrid, Google, Square, Telegram, Discord and Azure tokens; the patterns
+  npm, PyPI, SendGrid, Google, Square, Telegram and Azure tokens; the patterns
   follow detect-secrets' plugins (Yelp/detect-secrets, Apache-2.0), adapted to find the
   secret inside reprs and cut text;
 - the user's own patterns (`re:...` entries of AUTODBG_REDACT or `[tool.autodbg] redact`);
@@ -39,7 +39,8 @@ MAX_VALUE = 8192  # characters of one learned value (a 4096-bit RSA key in PEM i
 MAX_VALUES = 500  # values learned per crash
 MAX_DEPTH = 4  # levels walked into containers and objects
 MAX_ITEMS = 200  # items read from one container or instance dict
-MAX_NODES = 5000  # values looked at per learn() call
+MAX_NODES = 2000  # values looked at per learn() call (one variable)
+MAX_NODES_PER_CRASH = 20_000  # and in all (about 10 ms)
 MAX_PASSES = 4  # scrubbing repeats until nothing changes (idempotence); one pass when nothing is found
 MAX_REMEMBERED = 4096  # scrubbed texts remembered (forgotten all at once past that)
 
@@ -160,11 +161,9 @@ _SHAPES: list[tuple[tuple[str, ...], str]] = [
     ((":AA",), r"\b(?P<s>\d{8,10}:AA[0-9A-Za-z_-]{33})"),
     (("AccountKey=",), r"AccountKey=(?P<s>[A-Za-z0-9+/=]{20,})"),
 ]
-# Anchors are looked for in the lower-cased text: one test for case-sensitive and -insensitive shapes.
+# Anchors are looked for in the lower-cased text: one test for case-sensitive and -insensitive
+# shapes (and a case-insensitive alternation of them all is ten times slower).
 _SHAPE_REGEXES = [(tuple(a.lower() for a in anchors), re.compile(pattern)) for anchors, pattern in _SHAPES]
-
-
-# Searched in the lower-cased text: a case-insensitive alternation is ten times slower.
 _ANY_ANCHOR = re.compile("|".join(re.escape(a) for anchors, _ in _SHAPE_REGEXES for a in anchors))
 
 
@@ -238,6 +237,7 @@ class Redactor:
         self._probes: set[str] = set()  # every PROBE-long piece of the same
         self._modules_seen: set[int] = set()  # ids of the module namespaces learned
         self._verdicts: dict[str, bool] = {}  # name -> is_secret(name): the same names come back everywhere
+        self._nodes_left = MAX_NODES_PER_CRASH
         self._scrubbed: dict[str, str] = {}  # text -> scrubbed: a report repeats its keys and texts
 
     def is_secret(self, name: str) -> bool:
@@ -252,9 +252,10 @@ class Redactor:
         """Remember the secrets in VALUE: all its strings if NAME looks secret, else those bound to
         secret names inside it and those shaped like tokens. Bounded; runs no program code."""
         todo = [(value, self.is_secret(name), MAX_DEPTH)]
-        for _ in range(MAX_NODES):
+        for _ in range(max(1, min(MAX_NODES, self._nodes_left))):  # the value itself, always
             if not todo:
                 return
+            self._nodes_left -= 1
             value, secret, depth = todo.pop()
             if isinstance(value, (str, bytes, bytearray)):
                 self.learn_text(value, secret)
@@ -415,8 +416,8 @@ class Redactor:
         """Replace every stretch of TEXT whose letters and digits (separators skipped, case
         ignored) hold a MIN_PIECE-long piece of a learned secret."""
         flat = _NOT_PIECE_CHARS.sub("", text)
-        if len(flat.lower()) == len(flat):  # 'İ'.lower() is longer: keep the case then
-            flat = flat.lower()
+        lowered = flat.lower()
+        flat = lowered if len(lowered) == len(flat) else flat  # 'İ'.lower() is longer: keep the case then
         hits = self._piece_starts(flat)
         if not hits:
             return text

@@ -15,6 +15,7 @@ import traceback
 import types
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import terminal_safe
 
 
 def register(sub) -> None:
@@ -161,7 +162,7 @@ def interact(session) -> None:
             continue
         result = session.execute(line)
         if result.output:
-            print(result.output)
+            print(terminal_safe(result.output))
         if result.ends_session:
             break
         sys.stdout.flush()

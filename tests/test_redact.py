@@ -300,3 +300,13 @@ def test_terminal_safe(text, shown):
 
 def test_terminal_safe_tree():
     assert terminal_safe_tree({"k\x1b": ["\x07", 3, None]}) == {"k\\x1b": ["\\x07", 3, None]}
+
+
+def test_learning_stops_at_its_budget_per_crash():
+    r = Redactor()
+    many = {f"k{i}": [f"{i}-" + token(20, i)] for i in range(150)}  # ~300 values per variable
+    for n in range(100):
+        r.learn(f"big{n}", many)
+    r.learn("passwords", [token(12, 98)])  # past the budget: not walked
+    r.learn("password", token(12, 99))  # a secret-named string is still learned, budget or not
+    assert r.scrub(token(12, 98)) == token(12, 98) and r.scrub(token(12, 99)) == REDACTED
