@@ -355,3 +355,35 @@ def test_escape_sequences_are_shown_not_sent_to_the_terminal(tmp_path, hooked):
     assert "banner = '\\x1b]0;pwned\\x07x'" in ours
     result = json.loads(report.read_text())
     assert result["dossier"]["exception"]["message"] == "bad title \x1b]0;pwned\x07 and \x1b[8mhidden\r\x08 \u202eevil"
+
+
+# --- the user's own names and patterns (AUTODBG_REDACT) ----------------------------------------
+
+USER_SECRETS = '''\
+def bill(tenant_id, ticket):
+    raise RuntimeError(f"cannot bill {tenant_id} for {ticket}")
+
+
+bill("acme-corp-4411", "ACME-123456")
+'''
+
+
+def test_autodbg_redact_names_and_patterns(tmp_path, hooked):
+    (tmp_path / "bill.py").write_text(USER_SECRETS)
+    report = tmp_path / "report.json"
+    env = hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report), AUTODBG_REDACT="tenant,re:ACME-[0-9]{6}")
+    status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "bill.py")], env=env)
+    ours = autodbg_part(terminal)
+    assert status == 1 and "RuntimeError: cannot bill <redacted> for <redacted>" in ours
+    assert "tenant_id = <redacted str, 14 chars>" in ours
+    for text in (ours, report.read_text()):
+        assert "acme-corp" not in text and "123456" not in text
+
+
+def test_a_bad_autodbg_redact_is_one_line(tmp_path, hooked):
+    (tmp_path / "bill.py").write_text(USER_SECRETS)
+    env = hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REDACT="re:ACME-(")
+    status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "bill.py")], env=env)
+    ours = terminal[terminal.index("RuntimeError: cannot bill"):].splitlines()[1:]
+    assert status == 1 and ours == ["autodbg: AUTODBG_REDACT: redact pattern 're:ACME-(' is not a valid regular "
+                                    "expression: missing ), unterminated subpattern at position 5"]
