@@ -104,7 +104,7 @@ def _is_secret_word(word: str, extra_words: frozenset[str]) -> bool:
         return True
     if word.endswith("s") and word[:-1] in _PLURAL_SECRETS:
         return True
-    singular = word[:-1] if word.endswith("s") else word
+    singular = word.removesuffix("s")
     if any(singular.endswith(s) and len(singular) > len(s) for s in _SECRET_SUFFIXES):
         return True
     return any(word.endswith(s) and word[:-len(s)] in owners for s, owners in _QUALIFIED)
@@ -133,20 +133,20 @@ def redacted(value: object) -> str:
 # square_oauth, telegram_token, azure_storage_key), loosened where a repr or a cut shows less.
 _SHAPES: list[tuple[tuple[str, ...], str]] = [
     # A private key block, also one cut before its END line (then its base64 lines).
-    (("PRIVATE KEY",), r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----"
-     r"(?P<s>[\s\S]{0,16384}?(?=-----END[A-Z0-9 ]{0,30}PRIVATE KEY)|[A-Za-z0-9+/=\s\\:,-]{1,16384})"),
+    (("PRIVATE KEY",), (r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----"
+     r"(?P<s>[\s\S]{0,16384}?(?=-----END[A-Z0-9 ]{0,30}PRIVATE KEY)|[A-Za-z0-9+/=\s\\:,-]{1,16384})")),
     (("PuTTY-User-Key-File",), r"PuTTY-User-Key-File-\d: *(?P<s>[\s\S]{1,8192}?)(?=Private-MAC|$)"),
     (("://",), r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'\"<>]*:(?P<s>[^\s/@'\"<>]+)@"),  # scheme://user:PASS@host
-    (("authorization",), r"(?i:\b(?:proxy-)?authorization\b['\"]?\s*[:=]\s*['\"]?"
-     r"(?:(?:bearer|basic|token|digest|negotiate)\s+)?)(?P<s>(?!(?i:bearer|basic|token|digest|negotiate)\b)[^\s'\",;]{4,})"),
+    (("authorization",), (r"(?i:\b(?:proxy-)?authorization\b['\"]?\s*[:=]\s*['\"]?"
+     r"(?:(?:bearer|basic|token|digest|negotiate)\s+)?)(?P<s>(?!(?i:bearer|basic|token|digest|negotiate)\b)[^\s'\",;]{4,})")),
     (("bearer ", "basic ", "token "), r"(?i:\b(?:bearer|basic|token)\s+)(?P<s>(?=[^\s'\",;]*\d)[A-Za-z0-9._~+/=-]{12,})"),
     (("eyJ",), r"\b(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"),  # JWT
     (("eyJ",), r"\b(?P<s>eyJ[A-Za-z0-9_-]{16,})"),  # one part of a JWT: base64 of a JSON object
     (("A3T", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA", "ASCA"),
      r"\b(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16})\b"),
     # An AWS secret access key: 40 characters of mixed-case base64 (not a hex digest), near a mention of AWS.
-    (("aws", "akia", "asia", "secret"), r"(?<![A-Za-z0-9/+=])(?P<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9/+])"
-     r"[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+    (("aws", "akia", "asia", "secret"), (r"(?<![A-Za-z0-9/+=])(?P<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9/+])"
+     r"[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
     (("gh", "github_pat_"), r"(?P<s>gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
     (("gl",), r"(?P<s>gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]{20,})"),
     (("xox",), r"\b(?P<s>xox[abposr]-[A-Za-z0-9-]{10,})"),
@@ -343,7 +343,7 @@ class Redactor:
                     self._scrubbed.clear()
                 self._scrubbed[text] = self._scrub_until_stable(text)
             return self._scrubbed[text]
-        except Exception as exc:  # noqa: BLE001 -- the boundary must hold whatever the text is
+        except Exception as exc:  # the boundary must hold whatever the text is
             return f"<redacted: text could not be checked ({type(exc).__name__})>"
 
     def scrub_tree(self, value):
@@ -498,7 +498,7 @@ def _as_text(value: str | bytes | bytearray) -> str:
 def _frame_locals(frame: types.FrameType) -> dict:
     try:
         return dict(frame.f_locals)
-    except Exception:  # noqa: BLE001 -- a frame's locals proxy may fail; there is nothing to learn then
+    except Exception:  # a frame's locals proxy may fail: nothing to learn then
         return {}
 
 
@@ -523,7 +523,7 @@ def _children(value: object) -> list[tuple[str, object]]:
             children = [("", a) for a in islice(BaseException.args.__get__(value), MAX_ITEMS)]
         attributes = _instance_dict(value)
         return children + [(k if isinstance(k, str) else "", v) for k, v in islice(dict.items(attributes), MAX_ITEMS)]
-    except Exception:  # noqa: BLE001 -- an odd object: nothing to learn from it
+    except Exception:  # an odd object: nothing to learn from it
         return []
 
 

@@ -10,7 +10,7 @@ multi-line value is meant to span lines.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi marks, embeddings, overrides
 # and isolates (the "Trojan Source" characters), line/paragraph separators and the BOM.

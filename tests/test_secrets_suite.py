@@ -23,7 +23,7 @@ from autodbg.crash import new_result, run_investigation
 from autodbg.debugger.commands import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import build_dossier
-from autodbg.investigate import Budget, shown_source
+from autodbg.investigate import shown_source
 from autodbg.llm.engine import Completion
 from autodbg.redact import MIN_PIECE
 from autodbg.settings import load_settings
@@ -385,5 +385,5 @@ def test_a_bad_autodbg_redact_is_one_line(tmp_path, hooked):
     env = hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REDACT="re:ACME-(")
     status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "bill.py")], env=env)
     ours = terminal[terminal.index("RuntimeError: cannot bill"):].splitlines()[1:]
-    assert status == 1 and ours == ["autodbg: AUTODBG_REDACT: redact pattern 're:ACME-(' is not a valid regular "
-                                    "expression: missing ), unterminated subpattern at position 5"]
+    assert status == 1 and ours == [("autodbg: AUTODBG_REDACT: redact pattern 're:ACME-(' is not a valid regular "
+                                    "expression: missing ), unterminated subpattern at position 5")]
