@@ -522,9 +522,28 @@ def _children(value: object) -> list[tuple[str, object]]:
         if isinstance(value, BaseException):
             children = [("", a) for a in islice(BaseException.args.__get__(value), MAX_ITEMS)]
         attributes = _instance_dict(value)
-        return children + [(k if isinstance(k, str) else "", v) for k, v in islice(dict.items(attributes), MAX_ITEMS)]
+        children += [(k if isinstance(k, str) else "", v) for k, v in islice(dict.items(attributes), MAX_ITEMS)]
+        return children + _slot_values(value)
     except Exception:  # an odd object: nothing to learn from it
         return []
+
+
+def _slot_values(value: object) -> list[tuple[str, object]]:
+    """(name, value) of VALUE's `__slots__` (a `@dataclass(slots=True)`), read through the slots'
+    own descriptors, which run no code."""
+    found = []
+    for name, descriptor in _slots_of(type(value)):
+        try:
+            found.append((name, descriptor.__get__(value, type(value))))
+        except AttributeError:  # a slot never set
+            pass
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _slots_of(kind: type) -> tuple[tuple[str, types.MemberDescriptorType], ...]:
+    return tuple((name, d) for klass in kind.__mro__ for name, d in list(klass.__dict__.items())[:MAX_ITEMS]
+                 if isinstance(d, types.MemberDescriptorType))[:MAX_ITEMS]
 
 
 def _instance_dict(value: object) -> dict:

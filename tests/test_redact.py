@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import random
 import string
 
@@ -206,17 +207,23 @@ def test_values_of_secret_names_are_learned_inside_containers_and_objects():
             self.host = "db.internal"
             self.extra = {"nested": {"api_key": token(12, 31)}, "credentials": [("u", token(12, 32))]}
 
+    @dataclasses.dataclass(slots=True)
+    class Slotted:
+        host: str
+        api_key: str
+
     Pair = collections.namedtuple("Pair", "user password")
     r = Redactor()
     r.learn("cfg", Config())
     r.learn("pair", Pair("ann", token(12, 33)))
+    r.learn("slotted", Slotted("db.internal", token(12, 39)))
     r.learn("creds", ("admin", token(12, 34)))
     r.learn("passwords", [token(12, 35), token(12, 36)])
     r.learn("secret_blob", b"\x9f\x01" + token(12, 37).encode())
     r.learn("exc", ValueError("call failed", f"with {GH}"))
     r.learn("count", token(12, 38))  # neither a secret name nor a token shape
-    text = " ".join(token(12, s) for s in range(30, 39)) + f" {GH} db.internal ann admin"
-    assert r.scrub(text) == " ".join([REDACTED] * 8) + f" {token(12, 38)} {REDACTED} db.internal ann admin"
+    text = " ".join(token(12, s) for s in range(30, 40)) + f" {GH} db.internal ann admin"
+    assert r.scrub(text) == " ".join([REDACTED] * 8) + f" {token(12, 38)} {REDACTED} {REDACTED} db.internal ann admin"
 
 
 def test_learning_runs_no_program_code():
