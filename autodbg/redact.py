@@ -16,6 +16,10 @@ any cutting. It removes, in this order:
 
 A value shown by name keeps its type and size (`<redacted str, 40 chars>`); a piece of free text
 becomes `<redacted>`. Stdlib only and cheap: it runs at every crash (bench/redaction.py).
+
+Not detect-secrets itself: importing it takes ~130 ms and scanning a 5 KB dossier ~40 ms (here,
+2 cores), it needs requests and PyYAML, and its entropy and keyword plugins flag most of a
+dossier; its token patterns are what is worth having, and they are below.
 """
 
 from __future__ import annotations
