@@ -89,7 +89,11 @@ def is_secret_name(name: str, extra_words: frozenset[str] = frozenset()) -> bool
 
     A bare `key` is not secret: dict keys are the core evidence of a KeyError.
     """
-    return _is_secret_name(name, extra_words) if isinstance(name, str) else False
+    return isinstance(name, str) and _NAME_SHAPE.fullmatch(name) is not None and _is_secret_name(name, extra_words)
+
+
+# What is judged as a name: a dict key like a test id (`test_x[authorization=abc]`) is text, not a name.
+_NAME_SHAPE = re.compile(r"-*[A-Za-z_][\w.-]{0,63}")
 
 
 @functools.lru_cache(maxsize=8192)  # the same names come back in every frame and dict
@@ -266,11 +270,14 @@ class Redactor:
                 continue
             if depth == 0 or type(value) in _LEAF_TYPES or isinstance(value, type):
                 continue
+            # Everything in `passwords = [...]` is secret; an object under a secret name is not
+            # all secret (a plugin registry's `pytest_assertion_pass` entry), only its secret-named attributes.
+            inherited = secret and isinstance(value, _CONTAINERS)
             for child_name, child in _children(value):
                 kind = type(child)
                 if kind in _LEAF_TYPES:
                     continue
-                child_secret = secret or (child_name != "" and self.is_secret(child_name))
+                child_secret = inherited or (child_name != "" and self.is_secret(child_name))
                 if kind in _TEXT_TYPES and not child_secret and len(child) < MIN_SHAPED:
                     continue  # a short string of no secret name: nothing to learn
                 todo.append((child, child_secret, depth - 1))
@@ -298,8 +305,8 @@ class Redactor:
             namespaces.append(dict(islice(frame.f_globals.items(), 500)))
         for namespace in namespaces:
             for name, value in namespace.items():
-                if type(value) not in _LEAF_TYPES:
-                    self.learn(name, value)
+                if type(value) not in _LEAF_TYPES and not (name.startswith("__") and name.endswith("__")):
+                    self.learn(name, value)  # not `__loader__`, `__builtins__`: the interpreter's, not the program's
 
     def learn_process(self, environ=os.environ, argv: Sequence[str] | None = None) -> None:
         """The values of secret-named environment variables and argv options (`--password hunter2`,
@@ -323,6 +330,7 @@ class Redactor:
                 self.learn_text(arg, False)
 
     def _add(self, secret: str) -> None:
+        secret = _MARKER.sub(" ", secret)  # text scrubbed before (a report the program holds) is no secret
         key = "".join(_PIECE_CHARS.findall(secret.lower()))
         if len(key) < MIN_PIECE or key in self.values or len(self.values) >= MAX_VALUES:
             return
@@ -493,6 +501,7 @@ _LEAF_TYPES = frozenset({int, float, complex, bool, type(None), type, types.Modu
                          types.BuiltinFunctionType, types.MethodType, types.FrameType, types.CodeType, range,
                          types.MethodWrapperType, types.WrapperDescriptorType, property, classmethod, staticmethod})
 _TEXT_TYPES = frozenset({str, bytes, bytearray})
+_CONTAINERS = (dict, list, tuple, set, frozenset)
 
 
 def _as_text(value: str | bytes | bytearray) -> str:

@@ -39,7 +39,8 @@ VISIBLE_NAMES = """
     key keys dict_key cache_key tokens token_count num_tokens max_tokens input_tokens author authority
     passed compass bypass passenger passport pinned pins spin monkey keyboard hotkey tokenizer
     password_file password_length token_type secret_name url uri path string salty signed
-""".split()
+    test_x[authorization=abc]
+""".split() + ["password with spaces", "a.b.password.c" + "x" * 64]
 
 
 @pytest.mark.parametrize("name", SECRET_NAMES)
@@ -317,3 +318,22 @@ def test_learning_stops_at_its_budget_per_crash():
     r.learn("passwords", [token(12, 98)])  # past the budget: not walked
     r.learn("password", token(12, 99))  # a secret-named string is still learned, budget or not
     assert r.scrub(token(12, 98)) == token(12, 98) and r.scrub(token(12, 99)) == REDACTED
+
+
+def test_an_object_under_a_secret_name_gives_only_its_secret_attributes():
+    class Hook:
+        def __init__(self, name):
+            self.name = name
+            self.token = token(12, 70)
+
+    r = Redactor()
+    r.learn("registry", {"pytest_assertion_pass": Hook("pytest_assertion_pass"), "auth": [token(12, 71)]})
+    assert r.scrub(f"pytest_assertion_pass {token(12, 70)} {token(12, 71)}") == f"pytest_assertion_pass {REDACTED} {REDACTED}"
+
+
+def test_redaction_markers_are_never_learned():
+    r = Redactor()
+    r.learn("password", f"{REDACTED} and <redacted str, 12 chars>")
+    r.learn("log", "Authorization: Bearer <redacted>]")
+    text = "Redactor in autodbg.redact, <redacted str, 3 chars>"
+    assert r.values == set() and r.scrub(text) == text
