@@ -28,6 +28,7 @@ from autodbg.records import ModelInfo, Probe, Result, Turn
 from autodbg.report import EvidenceView, SummaryView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
+from autodbg.textsafe import terminal_safe
 
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 
@@ -53,12 +54,12 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None,
     worker_started = time.monotonic()
     result = None
     try:
-        session = session or ProbedSession.of_crash(exc, probes=settings.probe)
+        session = session or ProbedSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
         result = new_result(session, thread_name)
         result.model = model
         result.timings.worker_start = round(worker_started - started, 3)
         result.timings.evidence = round(time.monotonic() - worker_started, 3)
-        console.print(EvidenceView(result.dossier))
+        console.print(EvidenceView(session.scrubbed(result.dossier)))
         if engine is not None:
             reason = run_investigation(engine, session, result, settings, console, started)
         elif model is None and reason is None:
@@ -75,7 +76,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None,
     result.fallback_reason = reason
     result.timings.total = round(time.monotonic() - started, 3)
     if settings.report_path:
-        write_report(result, settings.report_path)
+        write_report(session.scrubbed(result), settings.report_path)
     return result
 
 
@@ -167,7 +168,7 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
             result.reruns = session.rerun.runs
     result.timings.total = round(time.monotonic() - started, 3)
     if result.diagnosis is not None:
-        console.print(SummaryView(result))
+        console.print(SummaryView(session.scrubbed(result)))
     return reason
 
 
@@ -192,7 +193,7 @@ def progress(console, verbose: bool):
     if verbose:
         def show(turn: Turn | None):
             if turn is not None:
-                console.print(Text(f"Thought: {turn.thought}\n(autodbg) {turn.command}\n{turn.output}\n"))
+                console.print(Text(terminal_safe(f"Thought: {turn.thought}\n(autodbg) {turn.command}\n{turn.output}\n")))
         yield show
         return
     if not console.is_terminal:
@@ -204,7 +205,7 @@ def progress(console, verbose: bool):
                 status.update(Text("autodbg: writing the diagnosis…"))
             else:
                 first = turn.output.splitlines()[0] if turn.output else ""
-                status.update(Text(f"autodbg: {turn.command} → {first[:60]}"))
+                status.update(Text(terminal_safe(f"autodbg: {turn.command} → {first[:60]}")))
         yield show
 
 

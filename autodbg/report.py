@@ -1,8 +1,8 @@
 """Rich renderables for what autodbg prints: the evidence dossier and the diagnosis summary.
 
 Untrusted text (exception messages, values, source, model output) is always a `Text` or a
-`Syntax`, never markup. Colour follows the terminal: none when stderr is not a TTY or NO_COLOR
-is set.
+`Syntax`, never markup, with its control characters and escape sequences made visible. Colour
+follows the terminal: none when stderr is not a TTY or NO_COLOR is set.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from autodbg.records import Dossier, FrameEvidence, Result
+from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
 
@@ -36,7 +37,7 @@ class EvidenceView:
     """The dossier: exception chain, then each user frame innermost first."""
 
     def __init__(self, dossier: Dossier, title: str = "autodbg · evidence") -> None:
-        self.dossier = dossier
+        self.dossier = Dossier.from_json(terminal_safe_tree(dossier.to_json()))  # no escape sequences reach the terminal
         self.title = title
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -83,7 +84,7 @@ class SummaryView:
     """The model's diagnosis: root cause, evidence, source, checked fix, footer."""
 
     def __init__(self, result: Result) -> None:
-        self.result = result
+        self.result = Result.from_json(terminal_safe_tree(result.to_json()))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         r = self.result

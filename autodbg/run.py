@@ -11,6 +11,7 @@ import os
 import sys
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import terminal_safe
 
 
 def register(sub) -> None:
@@ -57,11 +58,11 @@ def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, inter
 
     try:
         settings = load_settings()
-        budget, probes = min(RERUN_BUDGET, settings.timeout), settings.probe
+        budget, probes, redact = min(RERUN_BUDGET, settings.timeout), settings.probe, settings.redact
     except AutodbgError:
-        budget, probes = RERUN_BUDGET, True  # handle_crash reports the bad setting
+        budget, probes, redact = RERUN_BUDGET, True, ()  # handle_crash reports the bad setting
     rerun = Rerun(program, budget=budget, probes=probes) if rerun_allowed else None
-    session = ProbedSession.of_crash(exc, probes=probes, explain=explain, rerun=rerun)
+    session = ProbedSession.of_crash(exc, probes=probes, explain=explain, rerun=rerun, redact=redact)
     try:
         handle_crash(exc, session=session)
         if interactive:
@@ -94,7 +95,7 @@ def interact(session) -> None:
             continue
         result = session.execute(line)
         if result.output:
-            print(result.output)
+            print(terminal_safe(result.output))
         if result.ends_session:
             break
         sys.stdout.flush()

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import stat
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from autodbg.errors import AutodbgError
+from autodbg.redact import parse_additions
 
 DEFAULT_TIMEOUT = 60.0  # seconds for the whole investigation on a 2-core laptop
 DEFAULT_TURNS = 3  # debugger commands the model may run before answering
@@ -25,6 +27,7 @@ class Settings:
     download: bool  # AUTODBG_DOWNLOAD=0 forbids downloading a model at crash time
     turns: int  # AUTODBG_TURNS: debugger commands before the answer; 0 answers from the evidence alone
     debug: bool  # AUTODBG_DEBUG=1: autodbg's own errors show their traceback (for bug reports)
+    redact: tuple[str, ...] = ()  # AUTODBG_REDACT: extra secret names and `re:` patterns, comma-separated
     probe: bool = True  # AUTODBG_PROBE=0: look at the program in the crashed process, not in sandboxed forks
     remote: Remote | None = None  # AUTODBG_ENGINE=remote: the model server; None: the local engine
 
@@ -47,6 +50,7 @@ def load_settings(environ=os.environ) -> Settings:
         download=environ.get("AUTODBG_DOWNLOAD", "1") != "0",
         turns=_number(environ, "AUTODBG_TURNS", DEFAULT_TURNS, int, allow_zero=True),
         debug=debug(environ),
+        redact=_redact_entries(environ),
         probe=environ.get("AUTODBG_PROBE", "1") != "0",
         remote=_remote(environ),
     )
@@ -121,3 +125,15 @@ def _number(environ, name: str, default, kind, allow_zero: bool = False):
     if value < 0 or (value == 0 and not allow_zero):
         raise AutodbgError(f"{name} must be {'at least 0' if allow_zero else 'positive'}, not {text}")
     return value
+
+
+def _redact_entries(environ) -> tuple[str, ...]:
+    """AUTODBG_REDACT: `name,re:PATTERN,...`. A comma in a pattern's `{m,n}` does not split; write
+    any other comma in a pattern as `\\x2c`."""
+    text = environ.get("AUTODBG_REDACT", "")
+    entries = tuple(e.strip() for e in re.split(r",(?![^{]*\})", text) if e.strip())
+    try:
+        parse_additions(entries)
+    except AutodbgError as err:
+        raise AutodbgError(f"AUTODBG_REDACT: {err}") from None
+    return entries

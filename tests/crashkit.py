@@ -66,6 +66,9 @@ class ScriptedStandInModel(Model):
         self.context = context
         self.calls: list[dict] = []
 
+    def wait_loaded(self, deadline):
+        return {"load_seconds": 0.0}
+
     def context_size(self, deadline):
         return self.context
 

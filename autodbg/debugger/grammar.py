@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from autodbg.debugger.commands import COMMANDS, Arg, Command, statement_lines
 from autodbg.debugger.session import Session
 from autodbg.debugger.core import display_path, is_user_file
-from autodbg.debugger.safe_eval import SAFE_BUILTINS, is_secret_name
+from autodbg.debugger.safe_eval import SAFE_BUILTINS
+from autodbg.redact import is_secret_name
 
 THOUGHT_CHARS = 60  # a few words: longer thoughts cost seconds and only restate the evidence
 ROOT_CAUSE_CHARS = 240

@@ -19,12 +19,13 @@ from __future__ import annotations
 import ast
 import builtins
 import operator
-import re
 import signal
 import sys
 import threading
 import types
 from contextlib import contextmanager
+
+from autodbg.redact import is_secret_name, redacted
 
 MAX_REPR = 300  # characters of one value
 MAX_ITEMS = 12  # container items shown before "..."
@@ -42,76 +43,6 @@ class Refused(Exception):
 class TimeLimit(BaseException):
     """Raised inside user code that ran too long; BaseException so `except Exception` in a
     user's __repr__ cannot swallow it."""
-
-
-# --- secrets ---------------------------------------------------------------------------------
-
-_SECRET_PARTS = {"password", "passwd", "passphrase", "pwd", "secret", "token", "auth", "authorization",
-                 "cookie", "cookies", "credential", "credentials", "apikey", "bearer", "sessionid"}
-_KEY_OWNERS = {"api", "private", "secret", "access", "signing", "encryption", "session", "master"}
-_NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-REDACTED = "<redacted>"
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a variable, attribute or key name looks like it holds a secret, judged by its
-    words (`api_token`, `dbPassword`, `private_key`), so `tokens` or `author` are not.
-
-    A bare `key` is not secret: dict keys are the core evidence of a KeyError.
-    """
-    parts = [p.lower() for p in _NAME_PART.findall(name)]
-    for i, part in enumerate(parts):
-        if part in _SECRET_PARTS:
-            return True
-        if part == "key" and i > 0 and parts[i - 1] in _KEY_OWNERS:
-            return True
-    return "".join(parts) in _SECRET_PARTS
-
-
-class Redactor:
-    """Remembers secret values seen in the crashed frames and scrubs them from any text."""
-
-    def __init__(self) -> None:
-        self.values: set[str] = set()
-
-    def learn(self, name: str, value: object, depth: int = 3) -> None:
-        """Remember VALUE if NAME looks secret; look inside containers and objects, bounded."""
-        if is_secret_name(name) and isinstance(value, (str, bytes)) and len(value) >= 4:
-            self.values.add(value if isinstance(value, str) else value.decode("utf-8", "replace"))
-        if depth > 0 and not isinstance(value, (str, bytes, types.ModuleType, type)):
-            for attr, inner in _plain_attributes(value):
-                self.learn(attr, inner, depth - 1)
-
-    def learn_frame(self, frame: types.FrameType) -> None:
-        for name, value in _frame_locals(frame).items():
-            self.learn(name, value)
-        if frame.f_globals is not frame.f_locals:
-            for name, value in list(frame.f_globals.items())[:500]:
-                if is_secret_name(name):
-                    self.learn(name, value)
-
-    def scrub(self, text: str) -> str:
-        for secret in sorted(self.values, key=len, reverse=True):
-            text = text.replace(secret, REDACTED)
-        return _SECRET_ASSIGNMENT.sub(_scrub_assignment, text)
-
-
-# `api_token='abc'`, `token: str = "abc"`, `"password": "abc"` in a repr or source someone else wrote.
-_SECRET_ASSIGNMENT = re.compile(
-    r"""(['"]?([A-Za-z_][\w-]*)['"]?\s*(?::\s*[A-Za-z_][\w.\[\], |]*?\s*(?==))?[=:]\s*)"""
-    r"""('[^']*'|"[^"]*"|[^\s,)}\]]+)"""
-)
-
-
-def _scrub_assignment(m: re.Match) -> str:
-    return m.group(1) + REDACTED if is_secret_name(m.group(2)) else m.group(0)
-
-
-def _frame_locals(frame: types.FrameType) -> dict:
-    try:
-        return dict(frame.f_locals)
-    except Exception:
-        return {}
 
 
 def _plain_attributes(value: object):
@@ -250,7 +181,7 @@ def _repr_container(value, depth: int) -> str:
             if i == MAX_ITEMS:
                 items.append(f"...{size - MAX_ITEMS} more")
                 break
-            shown = REDACTED if isinstance(k, str) and is_secret_name(k) else _repr(v, depth - 1)
+            shown = redacted(v) if isinstance(k, str) and is_secret_name(k) else _repr(v, depth - 1)
             items.append(f"{_repr(k, depth - 1)}: {shown}")
         body = ", ".join(items)
         return "{" + body + "}" if type(value) is dict else f"{type(value).__name__}({{{body}}})"
@@ -275,7 +206,7 @@ def _repr_plain_object(value, depth: int) -> str:
         return f"<{name} object>"
     shown = []
     for attr, inner in fields[:MAX_ITEMS]:
-        shown.append(f"{attr}={REDACTED if is_secret_name(attr) else _repr(inner, depth - 1)}")
+        shown.append(f"{attr}={redacted(inner) if is_secret_name(attr) else _repr(inner, depth - 1)}")
     if len(fields) > MAX_ITEMS:
         shown.append("...")
     return f"{name}({', '.join(shown)})"

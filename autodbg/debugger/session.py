@@ -11,7 +11,8 @@ from autodbg.debugger.commands import (
     CommandError, Output, ShownLine, bound_output, fold_indexes, fold_summary, parse,
 )
 from autodbg.debugger.core import FrameEntry, Inspector, display_path
-from autodbg.debugger.safe_eval import REDACTED, Evaluator, Redactor, Refused, TimeLimit, cut, is_secret_name, safe_repr
+from autodbg.debugger.safe_eval import Evaluator, Refused, TimeLimit, cut, safe_repr
+from autodbg.redact import Redactor, redacted
 
 
 @dataclass
@@ -37,6 +38,9 @@ class Session:
     def __post_init__(self) -> None:
         for frame in self.debugger.all_frames():
             self.redactor.learn_frame(frame)
+        for link in self.debugger.chain:
+            self.redactor.learn("exception", link.exc)  # a token in a message, or an attribute
+        self.redactor.learn_process()
 
     def execute(self, line: str) -> CommandResult:
         try:
@@ -81,8 +85,8 @@ class Session:
     def show(self, label: str, value) -> str:
         """A value's repr, redacted when the name it was reached by looks secret."""
         words = re.findall(r"[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"", label)
-        if any(is_secret_name(w.strip("'\"")) for w in words):
-            return REDACTED
+        if any(self.redactor.is_secret(w.strip("'\"")) for w in words):
+            return redacted(value)
         return safe_repr(value)
 
     def format_names(self, values: dict) -> str:

@@ -212,6 +212,8 @@ class Investigation:
 
     def ask(self, grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> Completion:
         started = time.monotonic()
+        for message in self.messages:  # what the model gets leaves autodbg (a remote server, a log)
+            message["content"] = self.session.redactor.scrub(message["content"])
         fit_context(self.messages, self.model, max_tokens, deadline)
         completion = self.model.complete(self.messages, grammar=grammar, max_tokens=max_tokens, deadline=deadline,
                                          cache_prefix_messages=1, seed=seed)

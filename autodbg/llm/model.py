@@ -34,6 +34,10 @@ class Model(ABC):
     """A chat model that answers under a GBNF grammar, within a deadline (time.monotonic())."""
 
     @abstractmethod
+    def wait_loaded(self, deadline: float) -> dict:
+        """Block until the model can answer; the dict holds at least load_seconds."""
+
+    @abstractmethod
     def context_size(self, deadline: float) -> int:
         """Tokens the prompt and the reply must fit in."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import asdict
-from typing import Callable, Protocol
+from typing import Callable, Protocol, Sequence
 
 from autodbg.debugger import safe_eval
 from autodbg.debugger.commands import COMMANDS, Breakpoint, Command, CommandError, ShownLine, parse, resolve_breakpoint
@@ -24,6 +24,7 @@ from autodbg.debugger.core import Inspector, PostMortem
 from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
 from autodbg.probe.fork import ProbeOutcome, available, run_in_probe
+from autodbg.redact import Redactor
 
 COMMAND_SECONDS = 3.0  # one command; the parent kills a probe past it
 EVIDENCE_SECONDS = 6.0  # the whole dossier
@@ -48,8 +49,12 @@ class ProbedSession:
 
     def __init__(self, open_debugger: Callable[[], Inspector], *, probes: bool | None = None,
                  rerun: RerunHandle | None = None, explain: Callable[["ProbedSession"], str] | None = None,
-                 live: bool = False) -> None:
+                 live: bool = False, redact: Sequence[str] = ()) -> None:
         self.open_debugger = open_debugger  # called where the frames are: in the probe
+        self.redact = tuple(redact)  # the user's extra secret names and patterns
+        # Scrubs what leaves autodbg (terminal, report, prompt) of every secret the probes learned.
+        self.redactor = Redactor(self.redact)
+        self.redactor.learn_process()
         self.probes = available() if probes is None else probes and available()
         self.rerun = rerun  # set by `autodbg run` (re-running allowed)
         self.explain = explain  # runs `why`: set by `autodbg run --interactive`
@@ -74,7 +79,8 @@ class ProbedSession:
         except CommandError as exc:
             return CommandResult(line, False, f"error: {exc}", valid=False)
         if self.rerun is not None and self.rerun.stopped and command.live:
-            return self.rerun.send(line)  # runs in the re-run's live frames
+            reply = self.rerun.send(line)  # runs in the re-run's live frames
+            return dataclasses.replace(reply, output=self.redactor.scrub(reply.output))
         if command.back_to_crash and self.rerun is not None and self.rerun.stopped:
             self.rerun.stop()
         if not command.resumes and not command.available(self):  # a resume says why itself
@@ -137,14 +143,20 @@ class ProbedSession:
         result = outcome.value.get("result")
         if result is None:
             return CommandResult(line, True, "")
-        return CommandResult(**{**result, "lines": tuple(ShownLine(*shown) for shown in result["lines"])})
+        result = CommandResult(**{**result, "lines": tuple(ShownLine(*shown) for shown in result["lines"])})
+        return dataclasses.replace(result, output=self.redactor.scrub(result.output))
+
+    def scrubbed(self, record):
+        """RECORD (a records.Record) without any secret the probes learned: for what leaves autodbg."""
+        return type(record).from_json(self.redactor.scrub_tree(record.to_json()))
 
     def _take(self, value: dict) -> None:
         self.position = tuple(value["position"])
         self.last_state = LiveState.from_json(value["state"])
+        self.redactor.absorb(value["secrets"])
 
     def _run(self, kind: str, args: dict, seconds: float, plain: bool = False) -> ProbeOutcome:
-        request = (self.open_debugger, self.position, kind, args)
+        request = (self.open_debugger, self.position, kind, args, self.redact)
         if self.probes:
             return run_in_probe(lambda: serve(*request, mode="plain" if plain else "probe"), deadline=seconds)
         if plain:  # inline, nothing stricter is left to try
@@ -161,12 +173,12 @@ class ProbedSession:
 
 
 def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | None, kind: str, args: dict,
-          mode: str) -> dict:
+          redact: Sequence[str], mode: str) -> dict:
     """One request, where the frames are (in a probe, or inline): plain data back."""
     from autodbg.evidence import build_dossier
 
     safe_eval.set_mode(mode)
-    session = Session(open_debugger())
+    session = Session(open_debugger(), Redactor(redact))
     d = session.debugger
     if position is not None:
         if position[0] >= 0 and position[0] != d.exception_index:
@@ -186,4 +198,5 @@ def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | No
             value["error"] = session.redactor.scrub(str(exc))
     value["state"] = asdict(live_state(session))
     value["position"] = [d.exception_index, d.curindex]
+    value["secrets"] = session.redactor.learned
     return value
