@@ -122,7 +122,7 @@ def argument_expression(call_source: str, callee: str, param: str, index: int, *
     cannot be told from the text: the argument comes from `*args`/`**kwargs`, the default was
     used, or no call to CALLEE is on the line.
     """
-    call = _call_to(_parse_fragment(call_source), callee)
+    call = _call_to(parse_statement(call_source), callee)
     if call is None:
         return None
     for keyword in call.keywords:
@@ -802,7 +802,7 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _parse_fragment(text: str) -> ast.Module | None:
+def parse_statement(text: str) -> ast.Module | None:
     """A statement's text on its own: a compound statement's header gets a body."""
     text = textwrap.dedent(text).strip()
     header = text.removeprefix("el") if text.startswith("elif") else text
