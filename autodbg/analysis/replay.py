@@ -191,6 +191,9 @@ class _Tracer:
             sys.setprofile(self.rearm)
             raise ReplayCut
         key = (frame.f_code.co_filename, frame.f_lineno)
+        step = self.current.get(frame)
+        if step is not None and step.line == frame.f_lineno and step.count == 1 and step is self.steps[-1]:
+            return  # the same line again at once: Python 3.12+ after an inlined comprehension
         self.runs[key] = self.runs.get(key, 0) + 1
         if self.runs[key] <= self.max_iterations:
             step = self._new_step(frame)
@@ -223,6 +226,8 @@ class _Tracer:
         step = self.current.get(frame)
         if step is not None:
             step.assigned.update({name: text for name, text in now.items() if before.get(name) != text})
+            for name in [n for n in step.assigned if n not in now]:
+                del step.assigned[name]  # gone again: an inlined comprehension's variable
         self.values[frame] = now
 
     def _snapshot(self, frame: types.FrameType) -> dict[str, str]:
