@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=2)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    hits, counts, misses = 0, [], []
+    hits, counts, ranks, misses = 0, [], [], []
     cases = [c for c in sorted(Path(args.corpus).iterdir()) if (c / "truth.json").exists()]
     cases = [c for c in cases if not json.loads((c / "truth.json").read_text())["crash_at_buggy_line"]]
     for case in cases:
@@ -70,8 +70,9 @@ def main() -> None:
         found = hit(leads, str((case / truth["buggy_file"]).resolve()), truth["acceptable_lines"])
         if found:
             hits += 1
+            ranks.append(leads.index(found) + 1)
             print(f"hit   {case.name}: depth {found.depth} via {found.via}: line {found.origin.line} "
-                  f"({found.origin.kind}) of {len(leads)} leads")
+                  f"({found.origin.kind}), lead {ranks[-1]} of {len(leads)}")
         else:
             misses.append(case.name)
             print(f"miss  {case.name}: {len(leads)} leads, crash {sites[0].line if sites else '?'}")
@@ -81,7 +82,9 @@ def main() -> None:
                       f" {lead.via:<16} {lead.origin.code}")
     n = len(cases)
     print(f"\nprovenance names the root-cause line: {hits}/{n} ({100 * hits / n:.0f}%), depth {args.depth}; "
-          f"leads per case median {statistics.median(counts):g}, max {max(counts)}")
+          f"leads per case median {statistics.median(counts):g}, max {max(counts)}; "
+          f"the root-cause lead's place in the list median {statistics.median(ranks) if ranks else '-'}, "
+          f"within the first 5 in {sum(r <= 5 for r in ranks)}/{n}")
 
 
 if __name__ == "__main__":

@@ -279,3 +279,48 @@ def test_backtrack_from_a_failing_assert_reaches_a_method_in_another_file(tmp_pa
         """}, "test_jobs.py")
     assert any(lead.file == str(folder / "jobs.py") and lead.origin.line == 6 and lead.origin.kind == "return"
                for lead in leads), leads
+
+
+def test_a_value_computed_and_dropped_is_a_lead():
+    source = program("""
+        def retry(fetch, attempts):
+            attempt = 1
+            while True:
+                if attempt == attempts:
+                    raise RuntimeError
+                attempt + 1
+                fetch()
+    """)
+    from autodbg.analysis.provenance import discarded_values
+    assert lines_kinds(discarded_values(source, 1, ["attempt", "fetch"])) == [(6, "discarded")]
+    assert discarded_values(source, 1, ["fetch"]) == []  # a call is kept for its effect
+
+
+def test_backtrack_follows_the_test_guarding_a_raise_and_an_attribute_appended_under_an_if(tmp_path):
+    leads, folder = crash_leads(tmp_path, {
+        "editor.py": """
+            UNDOABLE = {"delete"}
+
+            class Buffer:
+                def __init__(self):
+                    self.text = ""
+                    self.history = []
+
+                def apply(self, command, chunk):
+                    before = self.text
+                    self.text += chunk if command == "insert" else ""
+                    if command in UNDOABLE:
+                        self.history.append(before)
+
+                def undo(self):
+                    if not self.history:
+                        raise LookupError("nothing to undo")
+                    self.text = self.history.pop()
+
+            buffer = Buffer()
+            buffer.apply("insert", "hello")
+            buffer.undo()
+        """}, "editor.py")
+    found = {(lead.origin.line, lead.origin.kind): lead for lead in leads}
+    assert (12, "attribute") in found  # self.history.append(before), read by the guard of the raise
+    assert found[(1, "assign")].depth == 1  # UNDOABLE, the test that kept line 12 from running

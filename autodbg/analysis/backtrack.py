@@ -111,6 +111,8 @@ class _Backtrack:
         for name, origins in found.items():
             for origin in origins:
                 self._follow_definition(item, name, origin)
+        for origin in provenance.discarded_values(source, item.function_line, reads.names):
+            self._add(item.file, origin, item.depth, origin.name)
         for attribute in reads.attributes:
             self._follow_attribute(item, attribute)
         for callee in reads.calls:
@@ -154,10 +156,19 @@ class _Backtrack:
                     self.queue.append(_Reads(None, file, function.line, line, item.depth + 1))
 
     def _follow_attribute(self, item: _Reads, attribute: str) -> None:
+        """Where the program sets the attribute, and what those lines (and the tests of the
+        `if`s around them, which decide whether they ran) read."""
         name = attribute.rsplit(".", 1)[-1]
         for file, source in self.sources.items():
             for origin in provenance.attribute_definitions(source, name):
                 self._add(file, origin, item.depth, attribute)
+                if item.depth >= self.max_depth:
+                    continue
+                holding = [f for f in self.functions[file] if f.holds(origin.line)]
+                function_line = holding[-1].line if holding else None
+                for line in [origin.line, *provenance.guard_tests(source, origin.line)]:
+                    if not holding or holding[-1].holds(line):
+                        self.queue.append(_Reads(None, file, function_line, line, item.depth + 1))
 
     def _function(self, file: str, function_line: int | None) -> Function | None:
         return next((f for f in self.functions.get(file, []) if f.line == function_line), None)

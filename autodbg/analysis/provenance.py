@@ -31,6 +31,8 @@ _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 # Methods that change their object in place: `lines.append(x)` is part of where `lines` came from.
 _MUTATORS = {"append", "extend", "insert", "update", "add", "setdefault", "remove", "discard",
              "pop", "popitem", "clear", "sort", "reverse"}
+# Expressions whose value is all they do: as a statement of their own, the value is lost.
+_PURE_EXPRESSIONS = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Name, ast.Attribute, ast.Subscript)
 # Kinds that add to the earlier definitions instead of replacing them.
 _KEEPS_EARLIER = {"augassign", "mutate"}
 
@@ -44,7 +46,8 @@ class Origin:
     `self.NAME.append(...)` or a member of a class, see attribute_definitions); two
     pseudo-definitions: unbound (a path on which NAME has no value, which took the branch at
     LINE) and deleted (`del NAME` at LINE); and binding: where there is an unbound path, the
-    function's other bindings of NAME, which make it local (the cause of an UnboundLocalError).
+    function's other bindings of NAME, which make it local (the cause of an UnboundLocalError);
+    discarded: a statement that computes a value from NAME and drops it (discarded_values).
     """
 
     name: str
@@ -215,6 +218,23 @@ def line_reads(source: str, line: int) -> LineReads:
               and id(node) not in callees and _base_name(node) not in comprehension_bound):
             attributes[ast.unparse(node)] = None
     return LineReads(list(names), list(attributes), list(calls))
+
+
+def discarded_values(source: str, function_line: int | None, names: list[str]) -> list[Origin]:
+    """Statements of the function that compute a value from one of NAMES and drop it, such as
+    `attempt + 1` where `attempt += 1` was meant (kind "discarded"): a name that never changes
+    where it should is as much a lead as a wrong definition."""
+    tree = _parse(source)
+    scope = tree and _find_scope(tree, function_line)
+    if scope is None:
+        return []
+    lines = source.splitlines()
+    found = []
+    for node in _same_scope(scope):
+        if isinstance(node, ast.Expr) and isinstance(node.value, _PURE_EXPRESSIONS):
+            used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            found += [_origin(name, node, lines, "discarded") for name in names if name in used]
+    return sorted(found, key=lambda o: o.line)
 
 
 def statement_text(source: str, line: int) -> str | None:
