@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from autodbg.analysis.replay import history_text, replay, replayable_calls
+from autodbg.analysis.replay import history_text, replay, replay_call, replayable_calls
 
 
 @pytest.fixture
@@ -173,3 +173,24 @@ def test_replayable_calls_are_the_plain_calls_in_evaluation_order():
         "g(y)", "self.m(a.b[0], key=-1, n={'k': [1, 2]})"]
     assert replayable_calls("for weight, sku in pick_lines(order):") == ["pick_lines(order)"]
     assert replayable_calls("total = sum(price(p) for p in items) + run(*args) + make()(x)") == ["make()"]
+
+
+def test_replay_call_takes_the_callee_and_arguments_from_a_real_crashed_frame(load):
+    prog = load("""
+        def parse(text):
+            digits = text.strip().split("+")
+            return len(digits)
+
+        def check(s):
+            assert parse(s) == 3
+    """)
+    with pytest.raises(AssertionError) as failure:
+        prog.check("1+2")
+    frame = failure.tb.tb_next.tb_frame  # check()'s frame; parse() has returned
+    assert frame.f_code.co_name == "check"
+    [call] = replayable_calls("assert parse(s) == 3")
+    history = replay_call(call, frame.f_globals, frame.f_locals)
+    assert history.result == "2"
+    assert history.steps[0].assigned == {"digits": "['1', '2']"}
+    with pytest.raises(ValueError, match="not a replayable call"):
+        replay_call("parse(s.strip())", frame.f_globals, frame.f_locals)

@@ -16,6 +16,7 @@ no definition carries an "unbound" pseudo-definition, placed at the last branch 
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from dataclasses import dataclass, replace
 
@@ -247,15 +248,16 @@ def statement_text(source: str, line: int) -> str | None:
     return textwrap.dedent("\n".join(source.splitlines()[statement.lineno - 1:_header_end(statement)]))
 
 
-def functions(source: str) -> list[Function]:
+@functools.lru_cache(maxsize=32)
+def functions(source: str) -> tuple[Function, ...]:
     """Every function and method defined in SOURCE, in line order."""
     tree = _parse(source)
     if tree is None:
-        return []
+        return ()
     parents = _parent_map(tree)
-    return sorted((Function(node.name, node.lineno, node.body[0].lineno, node.end_lineno,
+    return tuple(sorted((Function(node.name, node.lineno, node.body[0].lineno, node.end_lineno,
                             tuple(arg.arg for arg in _parameters(node)), isinstance(parents.get(node), ast.ClassDef))
-                   for node in ast.walk(tree) if isinstance(node, _FUNCTIONS)), key=lambda f: f.line)
+                   for node in ast.walk(tree) if isinstance(node, _FUNCTIONS)), key=lambda f: f.line))
 
 
 def function_line(source: str, line: int, name: str) -> int | None:
@@ -708,6 +710,7 @@ def _find_scope(tree: ast.Module, function_line: int | None) -> ast.AST | None:
     return None
 
 
+@functools.lru_cache(maxsize=32)
 def _parent_map(tree: ast.AST) -> dict:
     return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
@@ -815,6 +818,7 @@ def _last_name(func: ast.AST) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=32)  # one crash asks about the same few files many times; trees are not mutated
 def _parse(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)

@@ -87,6 +87,22 @@ def replay(function, args: tuple, kwargs: dict, *, max_lines: int = 500, max_ite
                         None if tracer.stopped else exception, tracer.stopped)
 
 
+def replay_call(call: str, global_names: dict, local_names: dict, **bounds) -> ValueHistory:
+    """Replay CALL, one of replayable_calls()'s texts, with its callee and arguments taken from
+    a frame's names (its f_globals and f_locals). BOUNDS: replay()'s keyword arguments.
+    ValueError when CALL is not such a call; TypeError when its callee is not Python code."""
+    if replayable_calls(call) != [call]:
+        raise ValueError(f"not a replayable call: {cut(call, 80)}")
+    node = parse_statement(call).body[0].value
+
+    def value(expression: ast.expr):
+        return eval(compile(ast.Expression(expression), "<replay>", "eval"), global_names, local_names)
+
+    args = tuple(value(a) for a in node.args)
+    kwargs = {k.arg: value(k.value) for k in node.keywords}
+    return replay(value(node.func), args, kwargs, **bounds)
+
+
 def replayable_calls(statement_source: str) -> list[str]:
     """The calls in a failing statement that can be re-run from its frame's names alone, in
     evaluation order: the callee is a name or attribute chain, and every argument is a name,
