@@ -324,3 +324,11 @@ def test_backtrack_follows_the_test_guarding_a_raise_and_an_attribute_appended_u
     found = {(lead.origin.line, lead.origin.kind): lead for lead in leads}
     assert (12, "attribute") in found  # self.history.append(before), read by the guard of the raise
     assert found[(1, "assign")].depth == 1  # UNDOABLE, the test that kept line 12 from running
+
+
+def test_unparsable_source_or_a_missing_function_gives_nothing_rather_than_an_error():
+    assert reaching_definitions("def f(:\n", 1, 1, ["x"]) == {"x": []}
+    assert reaching_definitions("x = 1\n", 7, 1, ["x"]) == {"x": []}
+    assert return_lines("x = 1\n", 1) == []
+    assert argument_expression("not python (", "f", "a", 0) is None
+    assert backtrack([site("x = 1\n", "/nowhere.py", 1, "<module>")], {}) == []
