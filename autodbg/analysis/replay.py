@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from autodbg.analysis.provenance import parse_statement
 from autodbg.debugger.core import is_user_file
-from autodbg.debugger.safe_eval import REDACTED, cut, is_secret_name, safe_repr
+from autodbg.debugger.safe_eval import cut, safe_repr
+from autodbg.redact import is_secret_name, redacted
 
 TRACE_DEPTH = 1  # the replayed function's own lines, and those of the user functions it calls
 MAX_YIELDS = 50  # items taken from a generator the call returns
@@ -247,7 +248,7 @@ class _Tracer:
         self.values[frame] = now
 
     def _snapshot(self, frame: types.FrameType) -> dict[str, str]:
-        return {name: REDACTED if is_secret_name(name) else safe_repr(value, self.max_chars)
+        return {name: redacted(value) if is_secret_name(name) else safe_repr(value, self.max_chars)
                 for name, value in list(frame.f_locals.items())
                 if not name.startswith((".", "__"))}
 
