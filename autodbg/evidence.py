@@ -10,15 +10,17 @@ read it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import types
 
-from autodbg.debugger.commands import CommandError
+from autodbg.analysis import backtrack
+from autodbg.debugger.commands import CommandError, program_files
 from autodbg.debugger.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
 from autodbg.debugger.session import Session
 from autodbg.records import (
-    CalledFunction, ChainLink, CrashSite, Dossier, ExceptionInfo, FrameEvidence, LineValue, SourceWindow,
+    CalledFunction, ChainLink, CrashSite, Dossier, ExceptionInfo, FrameEvidence, LineValue, SourceWindow, ValueOrigin,
 )
 
 MAX_FRAMES = 6  # user frames described in detail; the rest are counted
@@ -26,6 +28,7 @@ CRASH_CONTEXT = 6  # source lines each side of the crash line
 CALLER_CONTEXT = 2
 MAX_LOCALS = 20
 MAX_CALLED_SOURCE = 40  # lines of a called function's source
+MAX_ORIGINS = 8  # lines the values came from: the root cause is among the first few in most crashes
 
 
 def build_dossier(session: Session) -> Dossier:
@@ -42,6 +45,7 @@ def build_dossier(session: Session) -> Dossier:
         frames.append(frame)
     crash = user[0] if user else stack[-1]
     scrub = session.redactor.scrub
+    origins = [dataclasses.replace(o, code=scrub(o.code)) for o in value_origins(shown[:MAX_FRAMES], session)]
     return Dossier(
         exception=ExceptionInfo(type(exc).__qualname__, scrub(cut(_safe_str(exc), 1000)),
                                 scrub(cut(debugger.chain[debugger.top_exception].title, 1000))),
@@ -51,7 +55,29 @@ def build_dossier(session: Session) -> Dossier:
         folded_user_frames=max(0, len(shown) - MAX_FRAMES),
         library_frames=len(stack) - len(user),
         assertion=isinstance(exc, AssertionError),
+        origins=origins,
     )
+
+
+def value_origins(user: list[FrameEntry], session: Session) -> list[ValueOrigin]:
+    """Where the values the failing lines used came from, by static analysis of the program's
+    source (autodbg.analysis.backtrack): the crash frame's reaching definitions, parameters
+    followed into their callers, results followed into the return lines of the program's
+    functions. Lines the frames already show as their current line are left out."""
+    sources = {path: "\n".join(source_lines(path)) for path in program_files(session) if not path.startswith("<")}
+    sites = [backtrack.site(sources[e.filename], e.filename, e.lineno, e.function) for e in user if e.filename in sources]
+    current = {(e.filename, e.lineno) for e in user}
+    origins = []
+    for lead in backtrack.backtrack(sites, sources):
+        if (lead.file, lead.origin.line) in current or lead.origin.kind == "binding":
+            continue
+        lines = source_lines(lead.file)
+        code = lines[lead.origin.line - 1].strip() if 0 < lead.origin.line <= len(lines) else lead.origin.code
+        origins.append(ValueOrigin(lead.via, lead.origin.kind, lead.file, display_path(lead.file), lead.origin.line,
+                                   cut(code, 200), lead.depth))
+        if len(origins) == MAX_ORIGINS:
+            break
+    return origins
 
 
 def traceback_dossier(debugger: Inspector, note: str) -> Dossier:

@@ -117,6 +117,18 @@ class CrashSite(Record):
 
 
 @dataclass
+class ValueOrigin(Record):
+    """A line that may have made a value the failing lines used (static analysis of the source)."""
+    via: str  # the name, attribute or call followed to get here
+    kind: str  # assign, augassign, param, return, attribute, unbound... (autodbg.analysis.provenance)
+    file: str
+    display_file: str
+    line: int
+    code: str  # that line's source
+    depth: int  # 0: it made a value the failing line read; 1: a value that one was made from...
+
+
+@dataclass
 class Dossier(Record):
     exception: ExceptionInfo
     chain: list[ChainLink]
@@ -125,6 +137,7 @@ class Dossier(Record):
     folded_user_frames: int
     library_frames: int
     assertion: bool  # the crash is a failing assert: the assert is the specification
+    origins: list[ValueOrigin] = field(default_factory=list)
 
 
 # --- the investigation -------------------------------------------------------------------------

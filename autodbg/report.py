@@ -50,6 +50,11 @@ class EvidenceView:
         for frame in d.frames:
             yield Text("")
             yield from frame_view(frame)
+        if d.origins:
+            yield Text("")
+            yield Text("where the values came from (read from the source, no model):", style="bold")
+            for origin in d.origins:
+                yield Text.assemble("  ", (origin.via, "cyan"), f" ← {origin.display_file}:{origin.line}: ", origin.code)
         folded = []
         if d.folded_user_frames:
             folded.append(f"{d.folded_user_frames} more user frames")

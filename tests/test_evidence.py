@@ -340,3 +340,40 @@ def stmt(text):
 ])
 def test_expressions_on_unit(text, expected):
     assert expressions_on(stmt(text)) == expected
+
+
+ORIGINS = '''
+def load(text):
+    values = [int(x) for x in text.split(",") if x.strip()]
+    return values[1:]
+
+
+def mean(values):
+    return sum(values) / len(values)
+
+
+def report(text):
+    scores = load(text)
+    return mean(scores)
+
+
+def run():
+    try:
+        report("42")
+    except ZeroDivisionError as exc:
+        return exc
+'''
+
+
+def test_the_dossier_says_where_the_failing_values_came_from(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    prog = load_program(tmp_path, ORIGINS, "origins_prog")
+    session = Session(PostMortem(prog.run()))
+    dossier = build_dossier(session)
+    found = {(o.via, o.line, o.code) for o in dossier.origins}
+    # `values` in mean is the parameter, passed `scores` by report, which came from load's return line.
+    assert ("scores", line_of(prog, "scores = load(text)"), "scores = load(text)") in found
+    assert any(o.line == line_of(prog, "return values[1:]") and o.code == "return values[1:]" for o in dossier.origins)
+    assert all(o.file == prog.__file__ and o.display_file == "origins_prog.py" for o in dossier.origins)
+    crash_line = line_of(prog, "return sum(values) / len(values)")
+    assert crash_line not in {o.line for o in dossier.origins}  # the frames show their own lines already

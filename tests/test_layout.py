@@ -14,7 +14,7 @@ from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FrameEvidence, LineValue,
-    ModelInfo, Probe, Result, SourceWindow, Timings, Tokens, Turn,
+    ModelInfo, Probe, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
 from crashkit import ScriptedStandInModel
@@ -82,7 +82,8 @@ def a_full_result() -> Result:
                           [CalledFunction("f", "/p/app.py", "app.py", 5, ["def f(): pass"], 0)])
     dossier = Dossier(ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"),
                       [ChainLink(0, "ZeroDivisionError: division by zero", "raised")],
-                      CrashSite("/p/app.py", 3, "main"), [frame], 0, 0, False)
+                      CrashSite("/p/app.py", 3, "main"), [frame], 0, 0, False,
+                      [ValueOrigin("n", "assign", "/p/app.py", "app.py", 1, "n = 0", 0)])
     fix = Fix("n = 1", "diff", True, True, None, 1, 1, verified=True, outcome="verified")
     diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
     return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
@@ -134,6 +135,7 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(dossier["exception"]) == schema["exception"]
     assert set(dossier["chain"][0]) == schema["chain"]
     assert set(dossier["crash_site"]) == schema["crash_site"]
+    assert set(dossier["origins"][0]) == schema["origins"]
     assert set(dossier["frames"][0]) == schema["frames"]
     assert set(dossier["frames"][0]["source"]) == schema["source"]
     assert set(dossier["frames"][0]["line_values"][0]) == schema["line_values"]

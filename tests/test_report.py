@@ -89,7 +89,13 @@ crashy.py:14 in run  (called from here)
   13     try:
 ❱ 14         main()
   15     except BaseException as exc:
-  16         return exc"""
+  16         return exc
+
+where the values came from (read from the source, no model):
+  total ← crashy.py:2: total = sum(values)
+  count ← crashy.py:3: count = len(values)
+  values ← crashy.py:1: def mean(values):
+  scores ← crashy.py:8: scores = []"""
 
 
 def test_evidence_view_snapshot(dossier):

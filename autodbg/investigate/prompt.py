@@ -64,6 +64,9 @@ def dossier_text(dossier: Dossier) -> str:
         for called in frame.called_functions:
             out.append(f"source of {called.name} ({called.display_file}):")
             out += [f"{called.line + i}| {line}" for i, line in enumerate(called.lines)]
+    if dossier.origins:
+        out.append("\nWhere the values on the failing lines came from (static analysis of the source):")
+        out += [f"{o.display_file}:{o.line}| {o.code}   <- {o.via}" for o in dossier.origins]
     if dossier.folded_user_frames:
         out.append(f"({dossier.folded_user_frames} more user frames not shown)")
     return "\n".join(out)
