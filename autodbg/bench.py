@@ -133,7 +133,8 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
 
     record = {"case": case.rel, "corpus": case.corpus, "exception": case.exception, "crash_kind": case.crash_kind,
               "mode": mode, "fix_verified": None,
-              "status": "ok", "root_cause_hit": False, "fix_hit": False, "commands_valid": None, "turns": 0,
+              "status": "ok", "root_cause_hit": False, "fix_hit": False, "origin_hit": False,
+              "root_cause_on_crash_line": case.crash_at_buggy_line, "commands_valid": None, "turns": 0,
               "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None, "transcript": []}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
@@ -158,6 +159,8 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         record["commands_valid"] = all(t["valid"] for t in transcript) if transcript else None
         fix = (report.get("diagnosis") or {}).get("fix") or {}
         record["fix_verified"] = fix.get("verified")
+        record["origin_hit"] = any(in_case(origin["file"], work) == case.buggy_file and origin["line"] in case.acceptable_lines
+                                   for origin in report["dossier"].get("origins", []))
         diagnosis = located_diagnosis(report, work)
         record["diagnosis"] = diagnosis
         if diagnosis is None:
@@ -196,11 +199,18 @@ def located_diagnosis(report: dict, work: Path) -> dict | None:
         site = report["dossier"]["crash_site"]
         file, line, usable_fix = site["file"], site["line"], None
         line_end = line
-    try:
-        rel = Path(os.path.realpath(file)).relative_to(os.path.realpath(work))
-    except ValueError:
+    rel = in_case(file, work)
+    if rel is None:
         return None  # outside the case: a library file
-    return {"file": rel.as_posix(), "line": line, "line_end": line_end, "fix": usable_fix}
+    return {"file": rel, "line": line, "line_end": line_end, "fix": usable_fix}
+
+
+def in_case(file: str, work: Path) -> str | None:
+    """FILE relative to the case folder WORK, or None when it is outside."""
+    try:
+        return Path(os.path.realpath(file)).relative_to(os.path.realpath(work)).as_posix()
+    except ValueError:
+        return None
 
 
 def summarize(records: list[dict]) -> dict:
@@ -211,6 +221,9 @@ def summarize(records: list[dict]) -> dict:
             "cases": len(rows),
             "crashed": sum(r["status"] == "ok" for r in rows),
             "root_cause_hit": sum(r["root_cause_hit"] for r in rows),
+            # The evidence's provenance names the root cause, where it is not the crash line.
+            "origin_hit": sum(r.get("origin_hit", False) for r in rows if not r.get("root_cause_on_crash_line")),
+            "away_from_crash": sum(not r.get("root_cause_on_crash_line") for r in rows),
             "fix_hit": sum(r["fix_hit"] for r in rows),
             "commands_valid": f"{sum(valid)}/{len(valid)}" if valid else "-",
             "median_seconds": round(statistics.median(seconds), 2) if seconds else None,

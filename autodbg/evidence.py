@@ -28,7 +28,7 @@ CRASH_CONTEXT = 6  # source lines each side of the crash line
 CALLER_CONTEXT = 2
 MAX_LOCALS = 20
 MAX_CALLED_SOURCE = 40  # lines of a called function's source
-MAX_ORIGINS = 8  # lines the values came from: the root cause is among the first few in most crashes
+MAX_ORIGINS = 10  # lines the values came from: on the dev corpus, 10 name as many root causes as 20
 
 
 def build_dossier(session: Session) -> Dossier:

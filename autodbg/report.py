@@ -109,7 +109,8 @@ class SummaryView:
         if fix is not None and fix.usable:
             label = "Suggested fix (checked: applies and compiles"
             label += ", verified by re-running)" if fix.verified else ")"
-            parts += [Text(label, style="bold"), Syntax(fix.diff.rstrip("\n"), "diff", theme=THEME, word_wrap=False)]
+            # Wrapped: every line the fix adds is shown whole, however wide.
+            parts += [Text(label, style="bold"), Syntax(fix.diff.rstrip("\n"), "diff", theme=THEME, word_wrap=True)]
             if fix.outcome is not None:
                 parts.append(Text(fix.outcome, style="green" if fix.verified else "yellow"))
         else:

@@ -18,12 +18,15 @@ def share(hits: int, n: int) -> str:
 
 
 runs = [json.loads(Path(arg).read_text()) for arg in sys.argv[1:]]
-print("| run | root-cause line | fix passes test | commands valid | median s | p90 s | turns |")
-print("|---|---|---|---|---|---|---|")
+print("| run | root-cause line | fix passes test | provenance names it* | commands valid | median s | p90 s | turns |")
+print("|---|---|---|---|---|---|---|---|")
 for data in runs:
     t = data["totals"]["all"]
-    print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | "
+    origins = share(t["origin_hit"], t["away_from_crash"]) if "origin_hit" in t else "-"
+    print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | {origins} | "
           f"{t['commands_valid']} | {t['median_seconds']} | {t['p90_seconds']} | {t['median_turns']} |")
+print("\n*of the cases whose root cause is not the crash line: a line of the evidence's "
+      "\"where the values came from\" is the root cause")
 print()
 print("| crash kind | " + " | ".join(label(d) for d in runs) + " |")
 print("|---" * (len(runs) + 1) + "|")

@@ -255,3 +255,12 @@ def test_make_console_follows_no_color(monkeypatch):
     assert buf.getvalue() == "EvidenceView\n"
     monkeypatch.delenv("NO_COLOR")
     assert not make_console(file=io.StringIO()).no_color
+
+
+def test_a_long_added_line_is_shown_whole(dossier):
+    payload = "return total / count if count else 0.0  # " + "x" * 150 + " END-OF-PAYLOAD"
+    fix = check_fix("crashy.py", 4, 4, payload)
+    assert fix.problem is None
+    out = render(SummaryView(make_result(dossier, fix)), width=80)
+    joined = "".join(line.strip("│ ").rstrip() for line in out.splitlines())
+    assert "END-OF-PAYLOAD" in out and "x" * 150 in joined
