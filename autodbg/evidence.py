@@ -12,10 +12,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import os
+import sys
 import types
 
 from autodbg.analysis import backtrack
-from autodbg.debugger.commands import CommandError, program_files
+from autodbg.debugger.commands import CommandError
 from autodbg.debugger.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
 from autodbg.debugger.session import Session
@@ -64,7 +66,7 @@ def value_origins(user: list[FrameEntry], session: Session) -> list[ValueOrigin]
     source (autodbg.analysis.backtrack): the crash frame's reaching definitions, parameters
     followed into their callers, results followed into the return lines of the program's
     functions. Lines the frames already show as their current line are left out."""
-    sources = {path: "\n".join(source_lines(path)) for path in program_files(session) if not path.startswith("<")}
+    sources = {path: "\n".join(source_lines(path)) for path in reachable_files(user)}
     sites = [backtrack.site(sources[e.filename], e.filename, e.lineno, e.function) for e in user if e.filename in sources]
     current = {(e.filename, e.lineno) for e in user}
     origins = []
@@ -102,6 +104,25 @@ def traceback_dossier(debugger: Inspector, note: str) -> Dossier:
                    CrashSite(crash.filename, crash.lineno, crash.function), frames,
                    max(0, len(user) - MAX_FRAMES), len(stack) - len(user),
                    kind is not None and issubclass(kind, AssertionError))
+
+
+def reachable_files(user: list[FrameEntry]) -> list[str]:
+    """The program's files the crash frames can reach: their own, and those of the user modules,
+    functions and classes their globals name (the calls a value may have come through)."""
+    files = dict.fromkeys(e.filename for e in user)
+    for entry in user:
+        for value in list(entry.frame.f_globals.values())[:500]:
+            if isinstance(value, types.ModuleType):
+                path = value.__dict__.get("__file__")
+            elif isinstance(value, types.FunctionType):
+                path = value.__code__.co_filename
+            elif isinstance(value, type):
+                path = getattr(sys.modules.get(value.__dict__.get("__module__", "")), "__file__", None)
+            else:
+                continue
+            if isinstance(path, str):
+                files.setdefault(os.path.abspath(path))
+    return [path for path in files if not path.startswith("<") and is_user_file(path)]
 
 
 def fold_recursion(user: list[FrameEntry]) -> tuple[list[FrameEntry], list[int]]:

@@ -121,6 +121,7 @@ def status(args) -> int:
     if _is_ours(venv.sitecustomize):
         rows.append(("sitecustomize", "yes", str(venv.sitecustomize)))
     rows.append(_model_row())
+    rows += _probe_rows()
     print(f"autodbg in {venv.prefix} ({venv.python})")
     what_width = max(len(what) for what, _, _ in rows)
     state_width = max(len(state) for _, state, _ in rows)
@@ -250,6 +251,24 @@ def _model_row() -> tuple[str, str, str]:
         return ("model", str(model), source)
     here = download.local_path(model)
     return ("model", model.id, f"{source}; " + (str(here) if here else str(download.missing(model))))
+
+
+def _probe_rows() -> list[tuple[str, str, str]]:
+    """Where a crashed program is looked at, and which sandbox layers this machine gives probes."""
+    from autodbg.probe.fork import available
+    from autodbg.probe.sandbox import layers
+    from autodbg.settings import load_settings
+
+    try:
+        wanted = load_settings().probe
+    except AutodbgError:
+        wanted = True  # the model row already says what is wrong
+    if not available():
+        return [("probe", "inline", "no os.fork here: program code is looked at in the crashed process, no calls")]
+    if not wanted:
+        return [("probe", "inline", "AUTODBG_PROBE=0: program code is looked at in the crashed process, no calls")]
+    rows = [("probe", "fork", "program code is looked at in sandboxed forks of the crashed process")]
+    return rows + [(f"  {layer.name}", "yes" if layer.available else "no", layer.detail) for layer in layers()]
 
 
 def _offer_model() -> None:

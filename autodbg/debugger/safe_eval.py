@@ -238,6 +238,9 @@ SAFE_BUILTINS = {
     ).split()
 }
 
+# More built-ins a probe may call: they change state or run code, which dies with the probe.
+PROBE_BUILTINS = frozenset({"next", "iter", "hash", "format", "bytes", "bytearray", "map", "filter"})
+
 _PURE_METHODS: dict[type, set[str]] = {
     str: set(
         "capitalize casefold center count encode endswith expandtabs find index isalnum isalpha "
@@ -368,6 +371,8 @@ class Evaluator:
     def _Subscript(self, node, scope):
         value = self._eval(node.value, scope)
         key = self._eval(node.slice, scope)
+        plain(value, depth=0)  # a user __getitem__ (or a dict's keys' __eq__) is program code
+        plain(key)
         if isinstance(value, dict) and hasattr(type(value), "__missing__") and key not in value:
             raise Refused(f"reading the missing key {key!r} of a {type(value).__name__} would insert it")
         return value[key]
@@ -392,16 +397,17 @@ class Evaluator:
 
     def _BinOp(self, node, scope):
         left, right = self._eval(node.left, scope), self._eval(node.right, scope)
+        plain(left), plain(right)
         _check_size_of_op(type(node.op), left, right)
         return bounded(_BINOPS[type(node.op)](left, right))
 
     def _UnaryOp(self, node, scope):
-        return _UNARY[type(node.op)](self._eval(node.operand, scope))
+        return _UNARY[type(node.op)](plain(self._eval(node.operand, scope)))
 
     def _BoolOp(self, node, scope):
         result = None
         for value_node in node.values:
-            result = self._eval(value_node, scope)
+            result = plain(self._eval(value_node, scope), depth=0)  # its truth may be a user __bool__
             if isinstance(node.op, ast.And) and not result:
                 return result
             if isinstance(node.op, ast.Or) and result:
@@ -412,13 +418,15 @@ class Evaluator:
         left = self._eval(node.left, scope)
         for op, right_node in zip(node.ops, node.comparators):
             right = self._eval(right_node, scope)
+            if not isinstance(op, (ast.Is, ast.IsNot)):
+                plain(left), plain(right)
             if not _COMPARE[type(op)](left, right):
                 return False
             left = right
         return True
 
     def _IfExp(self, node, scope):
-        return self._eval(node.body if self._eval(node.test, scope) else node.orelse, scope)
+        return self._eval(node.body if plain(self._eval(node.test, scope), depth=0) else node.orelse, scope)
 
     def _JoinedStr(self, node, scope):
         return "".join(str(self._eval(v, scope)) for v in node.values)
@@ -426,7 +434,7 @@ class Evaluator:
     def _FormattedValue(self, node, scope):
         if node.format_spec is not None:
             raise Refused("format specs in f-strings are not allowed")
-        value = self._eval(node.value, scope)
+        value = plain(self._eval(node.value, scope))
         return {115: str, 114: repr, 97: ascii}.get(node.conversion, str)(value)
 
     def _Call(self, node, scope):
@@ -443,6 +451,11 @@ class Evaluator:
             kwargs[kw.arg] = self._eval(kw.value, scope)
         if not in_probe():
             _check_call(func, args, kwargs, self.own_iterators)
+            name = getattr(func, "__name__", "")
+            for i, value in enumerate([*args, *kwargs.values()]):
+                if id(value) in self.own_iterators or name in _LOOKS_ONLY or (name in ("getattr", "hasattr") and i == 0):
+                    continue
+                plain(value, depth=0 if name in ("len", "bool") else 3)  # len(x), sorted(x), str(x) run x's dunders
         _check_size_of_call(func, args)
         result = bounded(func(*args, **kwargs))
         if isinstance(result, _MADE_ITERATORS):
@@ -473,7 +486,8 @@ class Evaluator:
         func = self._eval(node, scope)
         if isinstance(func, (types.BuiltinFunctionType, type)) and getattr(func, "__self__", None) in (None, builtins):
             name = getattr(func, "__name__", "?")
-            if SAFE_BUILTINS.get(name) is not func and not (isinstance(func, type) and func.__module__ != "builtins"):
+            allowed = SAFE_BUILTINS.get(name) is func or getattr(builtins, name, None) is func and name in PROBE_BUILTINS
+            if not allowed and not (isinstance(func, type) and func.__module__ != "builtins"):
                 raise Refused(f"calling {name}() is not allowed")
         return func
 
@@ -514,6 +528,36 @@ class Evaluator:
     def _DictComp(self, node, scope):
         pairs = self._comprehension(node, scope, lambda s: (self._eval(node.key, s), self._eval(node.value, s)))
         return dict(pairs)
+
+
+# Built-ins that only look at an object's type or identity (or read attributes, as `x.attr` does).
+_LOOKS_ONLY = frozenset({"isinstance", "issubclass", "type", "id", "callable", "vars"})
+# Exact types whose operations run no program code (a subclass may override any of them).
+_PLAIN = frozenset({int, float, complex, bool, type(None), str, bytes, bytearray, range, slice, tuple, list, dict,
+                    set, frozenset, type({}.keys()), type({}.values()), type({}.items()), type(Ellipsis)})
+
+
+def plain(value, depth: int = 3):
+    """VALUE, if operating on it runs no program code: in a probe anything is (the effects die
+    there); in the crashed process itself only built-in values, and containers of them down to
+    DEPTH (a list compares its items with their own __eq__). Refused otherwise."""
+    if _mode == "probe":
+        return value
+    todo, budget = [(value, depth)], 10_000
+    while todo:
+        item, level = todo.pop()
+        if type(item) not in _PLAIN:
+            raise Refused(f"{type(item).__name__} values can run the program's own code here (no probe): "
+                          "look at their attributes instead")
+        if level > 0 and type(item) in (tuple, list, set, frozenset):
+            budget -= len(item)
+            todo += [(v, level - 1) for v in item]
+        elif level > 0 and type(item) is dict:
+            budget -= len(item)
+            todo += [(v, level - 1) for pair in dict.items(item) for v in pair]
+        if budget < 0:
+            raise Refused("too large to check here (no probe)")
+    return value
 
 
 def check_attribute_name(name: str) -> None:
