@@ -214,6 +214,7 @@ def problems_of(session: Session, command: str) -> list[str]:
     output = output_of(session, command)
     if len(output) > MAX_OUTPUT:
         found.append(f"the command printed {len(output)} characters")
+    found += [line for line in session.stderr.splitlines() if line.startswith("autodbg: internal error")]
     if session.stderr.count("Traceback (most recent call last)") != 1:
         found.append("a second traceback on stderr: " + session.stderr.split("Traceback (most recent call last)")[-1][-300:])
     return found
@@ -409,7 +410,6 @@ COMMANDS = [
     cmd("print sys.modules['io'].open('/etc/passwd').read()", PASSWD),
     cmd("print shell.listdir('/etc')", never_shows("passwd")),
     cmd("list 1 99999999"),
-    cmd("source paths.Path", never_shows("class Path(")),
     # change program state
     cmd("print d.clear()"),
     cmd('print d.pop("k")'),
@@ -541,6 +541,13 @@ COMMANDS = [
     cmd("break checkout if phone_home()\nrerun"),
     cmd("break checkout if bail()\nrerun"),
     cmd("break checkout if spin()\nrerun"),
+    # commands on the live frames of a re-run stopped at a breakpoint
+    cmd("break checkout\nrerun\nprint save('pwned')"),
+    cmd("break checkout\nrerun\nprint kit.tripwire == 1"),
+    cmd("break checkout\nrerun\nprint shell.system(TOUCH)"),
+    cmd("break checkout\nrerun\nprint phone_home()"),
+    cmd("break checkout\nrerun\nprint bail()"),
+    cmd("break checkout\nrerun\nprint 5 in gen"),
     # breakpoints outside the program
     cmd("break /etc/passwd:1", refuses),
     cmd(f"break {os.path.dirname(json.__file__)}/__init__.py:1", refuses, id="break in the standard library"),
@@ -602,7 +609,9 @@ FIXES = {
     "runs a shell": "__import__('os').system('touch ' + sys.argv[1] + '/system'); return 0",
     "hides its payload past the width": "value = sum(values) / len(values) if values else 0.0" + " " * 120 + "; "
                                         + HIDDEN + "\nreturn value",
+    "forks": "__import__('os').fork() or open(sys.argv[1] + '/forked', 'w').write('x'); return 0",
     "prints a huge line": "print('x' * 10**7); return 0",
+    "shows a file outside the program": "raise ValueError(open('/etc/passwd').read().replace(chr(10), ' '))",
 }
 
 
@@ -617,17 +626,21 @@ def test_verifying_a_hostile_fix_has_no_effect_outside_its_copy(tmp_path, fix):
     before = snapshot(tmp_path)
     checked = check_fix(str(program / "fixme.py"), 5, 5, fix)
     assert checked.problem is None, checked.problem
-    verified, outcome = verify_fix(Program(None, [str(program / "fixme.py"), str(sandbox), str(port)], str(program)),
-                                   str(program / "fixme.py"), checked.first, checked.last, checked.replacement,
-                                   "ZeroDivisionError", 20)
-    time.sleep(0.2)  # a process the fix spawned and left behind gets a moment to act
+    _, outcome = verify_fix(Program(None, [str(program / "fixme.py"), str(sandbox), str(port)], str(program)),
+                            str(program / "fixme.py"), checked.first, checked.last, checked.replacement,
+                            "ZeroDivisionError", 20)
+    time.sleep(0.5)  # a process the fix forked or spawned and left behind gets a moment to act
     problems = []
     if changed := differences(before, snapshot(tmp_path)):
         problems.append(f"files changed outside the copy: {changed}")
     if any(hits := reached(tcp, udp)):
         problems.append(f"reached the test's listener: {hits[0]} connections, {hits[1]} datagrams")
+    tcp.close()
+    udp.close()
     if len(outcome) > 400:
         problems.append(f"the outcome is {len(outcome)} characters")
+    if "root:" in outcome:
+        problems.append(f"the outcome shows a file outside the program: {outcome!r}")
     assert not problems, "\n".join(problems)
 
 
