@@ -1,7 +1,7 @@
 """Scaling benchmark: does crash -> summary grow with the size of the program? (issue 12, item 1)
 
 The same crash -- `in_stock_prices()` compares prices the wrong way round, so it returns no
-prices and `average_price()` divides by zero eight lines further down -- embedded in programs of
+prices and `average_price()` divides by zero nine lines further down -- embedded in programs of
 about 30, 100, 300, 1000 and 3000 lines, padded with varied, valid helper functions and classes
 (some of them called), and in a package of four modules of 400-800 lines that import each other,
 where the crash in shop/report.py comes from shop/catalog.py. Each program is written as a
