@@ -154,7 +154,9 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
         result.transcript, result.diagnosis, result.tokens = found.transcript, found.diagnosis, found.tokens
         result.timings.turns = found.timings
         result.stopped_by = found.stopped_by
-        if found.diagnosis is None:
+        if found.error is not None:
+            reason = found.error
+        elif found.diagnosis is None:
             reason = "the model gave no usable answer"
         elif session.rerun is not None:
             verify(session, result)

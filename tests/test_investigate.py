@@ -169,8 +169,26 @@ def test_scripted_old_outputs_are_trimmed_to_fit_the_context(crash, tmp_path):
 def test_scripted_evidence_too_big_for_the_context_is_a_clear_error(crash):
     session, dossier = crash
     model = ScriptedStandInModel(["Thought: a\nCommand: done", answer()], context=50)
-    with pytest.raises(EngineError, match="does not fit"):
-        investigate(session, dossier, model, later())
+    found = investigate(session, dossier, model, later())
+    assert found.error == "the evidence does not fit the model's context" and found.diagnosis is None
+
+
+class SilentAfter(ScriptedStandInModel):
+    """The scripted stand-in, that stops answering after its replies (as a model out of time)."""
+
+    def complete(self, messages, **kwargs):
+        if not self.replies:
+            raise EngineError("model did not answer in time")
+        return super().complete(messages, **kwargs)
+
+
+def test_scripted_what_was_found_survives_a_model_that_stops_answering(crash):
+    session, dossier = crash
+    model = SilentAfter(["Thought: a\nCommand: list 1 5", "Thought: b\nCommand: frame 5"])
+    found = investigate(session, dossier, model, later())
+    assert found.error == "model did not answer in time"
+    assert [t.command for t in found.transcript] == ["list 1 5", "frame 5"]
+    assert len(found.timings) == 2 and found.tokens.generated == 20
 
 
 def test_scripted_unknown_location_gives_no_diagnosis(crash):
@@ -204,14 +222,17 @@ def run_crash(tmp_path, **env):
 
 
 @pytest.mark.model
-def test_real_tiny_model_end_to_end(tmp_path):
+@pytest.mark.parametrize("probe, mode", [("1", "fork"), ("0", "inline")])
+def test_real_tiny_model_end_to_end(tmp_path, probe, mode):
     plain = run_crash(tmp_path, AUTODBG="0")
     report = tmp_path / "report.json"
-    run = run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(report))
+    run = run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(report),
+                    AUTODBG_PROBE=probe)
     assert run.returncode == plain.returncode == 1
     assert run.stderr.startswith(plain.stderr)  # the user's traceback first, unchanged
     assert "autodbg · evidence" in run.stderr
     result = json.loads(report.read_text())
+    assert result["probe"] == {"mode": mode, "evidence": "ok"}
     assert result["model"]["id"] == "smollm2-135m" and result["model"]["sha256"]
     assert result["transcript"], result["fallback_reason"]
     assert all(t["valid"] for t in result["transcript"])
@@ -228,7 +249,7 @@ def test_real_tiny_model_end_to_end(tmp_path):
         assert "autodbg: evidence only" in run.stderr
     # A second crash loads the system prompt's state from disk.
     again = tmp_path / "again.json"
-    run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(again))
+    run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(again), AUTODBG_PROBE=probe)
     assert json.loads(again.read_text())["tokens"]["system_prompt_from_disk"] is True
 
 

@@ -154,7 +154,7 @@ def _methods(prefix: str, cls: type) -> list[str]:
 def _defined_by_user(obj) -> bool:
     try:
         return is_user_file(inspect.getsourcefile(obj) or "<builtin>")
-    except TypeError:
+    except Exception:  # a built-in, or a class whose module is gone: nothing `source` could show
         return False
 
 

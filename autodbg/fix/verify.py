@@ -20,6 +20,11 @@ from autodbg.program.target import Program
 MAX_COPY_FILES = 2000
 
 
+def _ours() -> str:
+    """The folder autodbg is imported from, for the confined child (the program's folder comes first)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def verify_fix(program: Program, file: str, first: int, last: int, replacement: str, exception_type: str,
                budget: float) -> tuple[bool, str]:
     """(whether the fix made EXCEPTION_TYPE go away, what happened) for lines FIRST..LAST of FILE."""
@@ -44,10 +49,16 @@ def verify_fix(program: Program, file: str, first: int, last: int, replacement: 
             path = os.path.abspath(path)
             return os.path.join(copy, os.path.relpath(path, root)) if os.path.commonpath([root, path]) == root else path
 
-        command = program.command if program.module else [sys.executable, moved(program.argv[0]), *program.argv[1:]]
+        # Confined to its copy: no writes outside it, no network, no processes (the fix is model-written).
+        target = ["-m", program.module, *program.argv[1:]] if program.module else [moved(program.argv[0]), *program.argv[1:]]
+        command = [sys.executable, "-m", "autodbg.program.confined", tmp, *target]
+        scratch = os.path.join(tmp, ".tmp")
+        os.mkdir(scratch)
+        env = {**os.environ, "AUTODBG": "0", "TMPDIR": scratch, "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONPATH": os.pathsep.join(filter(None, [_ours(), os.environ.get("PYTHONPATH")]))}
         try:
             run = subprocess.run(command, cwd=moved(program.cwd), input=program.stdin, capture_output=True, text=True,
-                                 env={**os.environ, "AUTODBG": "0"}, timeout=budget, start_new_session=True)
+                                 env=env, timeout=budget, start_new_session=True)
         except subprocess.TimeoutExpired:
             return False, f"not verified: the fixed program ran past {budget:g}s"
     last_line = run.stderr.strip().splitlines()[-1] if run.stderr.strip() else ""

@@ -40,6 +40,7 @@ class Findings:
     tokens: Tokens = field(default_factory=Tokens)
     timings: list[float] = field(default_factory=list)  # seconds of each completion
     stopped_by: str = ""  # done | repeat | turns | tokens | time | probe (no live state could be read)
+    error: str | None = None  # why the model stopped answering (what was found until then is kept)
 
 
 class Seen:
@@ -126,7 +127,15 @@ class Investigation:
         self.messages: list[dict] = []
 
     def run(self) -> Findings:
-        """Raises the model's EngineError; ON_STEP gets each turn, then None while the answer is written."""
+        """ON_STEP gets each turn, then None while the answer is written. When the model fails
+        (EngineError), the findings so far come back with the error."""
+        try:
+            self.steps()
+        except EngineError as err:
+            self.findings.error = str(err)
+        return self.findings
+
+    def steps(self) -> None:
         self.messages = [{"role": "system", "content": SYSTEM_PROMPT},
                          {"role": "user", "content": dossier_text(self.dossier) + "\n\n" + self.first_question()}]
         reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (self.budget.deadline - time.monotonic()))
@@ -140,7 +149,6 @@ class Investigation:
                 break
         self.on_step(None)
         self.answer()
-        return self.findings
 
     def first_question(self) -> str:
         ask = "What is your first command?"
