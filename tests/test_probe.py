@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import faulthandler
+import json
 import os
 import pathlib
 import shutil
@@ -350,10 +351,15 @@ def test_file_writes_are_refused_and_the_file_system_is_unchanged(tmp_path, name
     assert snapshot(tmp_path) == before
 
 
-def test_reads_stay_allowed(tmp_path):
+def test_reads_stay_allowed_in_the_programs_folders_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the program's working directory
     (tmp_path / "config.ini").write_text("[a]\nb = 1\n")
     assert probe(lambda: (tmp_path / "config.ini").read_text()).value == "[a]\nb = 1\n"
     assert probe(lambda: sorted(os.listdir(tmp_path))).value == ["config.ini"]
+    assert probe(lambda: json.__file__ and open(json.__file__).read(10)).status == "ok"  # its libraries
+    outside = probe(lambda: open("/etc/passwd").read())
+    assert outside.status == "refused"
+    assert outside.detail == "refused by the sandbox: open('/etc/passwd'): outside the program and its libraries"
 
 
 def test_a_refusal_wrapped_by_program_code_is_still_refused(tmp_path):

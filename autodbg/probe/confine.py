@@ -6,7 +6,8 @@ processes. Model-written code runs only like this.
 
 Layers, each skipped (and said so) where the machine does not give it: a network namespace,
 resource limits for a whole program (no core files, files up to FILE_LIMIT), and an audit
-hook refusing writes outside ROOT, network, processes and ctypes.
+hook refusing writes outside ROOT, reads outside it and the interpreter's libraries, network,
+processes and ctypes.
 """
 
 from __future__ import annotations
@@ -40,12 +41,15 @@ def enter(root: str) -> list[str]:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
     applied.append("resource limits")
 
+    readable = (root, *sandbox._readable_roots())  # the copy, the interpreter and its libraries
+
     def audit(event: str, args: tuple) -> None:
         if event == "open":
             path, mode, flags = args
             writes = (isinstance(mode, str) and sandbox._WRITE_MODE & set(mode)) or \
                 (isinstance(flags, int) and flags & sandbox._WRITE_FLAGS)
-            if writes and not _inside(path, root):
+            if not (_inside(path, root) or not writes and any(_inside(path, r) for r in readable)
+                    or path in sandbox._DEVICES):
                 raise sandbox._refusal(event, args[:2])
         elif event in _FILE_EVENTS or event.startswith("shutil."):
             if not all(_inside(a, root) for a in args if isinstance(a, (str, bytes, os.PathLike))):

@@ -64,7 +64,8 @@ class Limits:
 _SESSION = "own session, no terminal; killed when its parent dies"
 _SESSION_ALONE = "own session, no terminal; not killed with its parent (no ctypes/prctl here)"
 _UNAUDITED_DETAIL = "signal/timer changes, os.mkfifo/mknod, _posixsubprocess.fork_exec refuse"
-_HOOK_DETAIL = "writes, network, processes, ctypes, terminals and devices refused"
+_HOOK_DETAIL = ("writes, network, processes, ctypes, terminals and devices refused; reads only of the "
+                "program's folders and libraries")
 
 # Events refused outright. Names and argument shapes checked on CPython 3.10-3.13.
 _REFUSED_EVENTS = frozenset({
@@ -124,9 +125,33 @@ def _check_open(args: tuple) -> None:
     try:
         st = os.stat(path)
     except (OSError, TypeError, ValueError):
-        return  # open itself will fail, or it is a name the program made up
-    if stat.S_ISFIFO(st.st_mode) or (stat.S_ISCHR(st.st_mode) and st.st_rdev not in _NULL_DEVICES):
+        st = None  # open itself will fail, or it is a name the program made up
+    if st is not None and (stat.S_ISFIFO(st.st_mode) or (stat.S_ISCHR(st.st_mode) and st.st_rdev not in _NULL_DEVICES)):
         raise Refused(f"refused by the sandbox: open({_show(path)}): a terminal, device or FIFO")
+    if not _readable_path(path):
+        raise Refused(f"refused by the sandbox: open({_show(path)}): outside the program and its libraries")
+
+
+# Where a probe may read: the program's folders and libraries (sys.path), its working directory,
+# the interpreter's own files; set by _install_hook, before anything the program runs.
+_readable: tuple[str, ...] = ()
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+
+
+def _readable_path(path) -> bool:
+    try:
+        real = os.path.realpath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return True  # open itself will refuse it
+    return real in _DEVICES or any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in _readable)
+
+
+def _readable_roots() -> tuple[str, ...]:
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.getcwd(), "/proc/self"}
+    roots |= {entry or os.getcwd() for entry in sys.path if isinstance(entry, str)}
+    roots |= {os.path.dirname(path) for module in list(sys.modules.values())
+              if isinstance(path := getattr(module, "__file__", None), str)}
+    return tuple(sorted({os.path.realpath(root) for root in roots if root}))
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -245,6 +270,8 @@ def _replace_descriptors(keep: set[int]) -> str:
 
 
 def _install_hook() -> str:
+    global _readable
+    _readable = _readable_roots()
     sys.addaudithook(_audit)
     return _HOOK_DETAIL
 
