@@ -121,6 +121,7 @@ def status(args) -> int:
     if _is_ours(venv.sitecustomize):
         rows.append(("sitecustomize", "yes", str(venv.sitecustomize)))
     rows.append(_model_row())
+    rows += _setting_rows()
     rows += _probe_rows()
     print(f"autodbg in {venv.prefix} ({venv.python})")
     what_width = max(len(what) for what, _, _ in rows)
@@ -251,6 +252,18 @@ def _model_row() -> tuple[str, str, str]:
         return ("model", str(model), source)
     here = download.local_path(model)
     return ("model", model.id, f"{source}; " + (str(here) if here else str(download.missing(model))))
+
+
+def _setting_rows() -> list[tuple[str, str, str]]:
+    """Each setting given anywhere, its value and where it came from."""
+    from autodbg.settings import setting_sources
+
+    try:
+        found = setting_sources()
+    except AutodbgError as exc:
+        return [("settings", "invalid", str(exc))]
+    return [(variable, "<set>" if variable == "AUTODBG_API_KEY" else setting.value or '""', f"from {setting.source}")
+            for variable, setting in sorted(found.items())]
 
 
 def _probe_rows() -> list[tuple[str, str, str]]:

@@ -1,5 +1,7 @@
-"""The AUTODBG_* environment variables, read in one place and checked (the start-up hook,
-`autodbg._boot`, reads AUTODBG itself: it must import nothing)."""
+"""autodbg's settings, read in one place and checked: the AUTODBG_* environment variables, which
+override `[tool.autodbg]` in the nearest pyproject.toml, which overrides the user's config file
+(`config.toml` in platformdirs' config dir, table `[autodbg]` or top level). The start-up hook,
+`autodbg._boot`, reads AUTODBG itself: it must import nothing."""
 
 from __future__ import annotations
 
@@ -40,7 +42,99 @@ class Remote:
     context: int | None  # AUTODBG_REMOTE_CONTEXT: tokens, for servers that do not report it
 
 
+# Keys of the config files, and the variable each stands for (no API key: a secret has no place
+# in a project file; it comes from the environment or its own private file).
+CONFIG_KEYS = {"model": "AUTODBG_MODEL", "report": "AUTODBG_REPORT", "timeout": "AUTODBG_TIMEOUT",
+               "verbose": "AUTODBG_VERBOSE", "threads": "AUTODBG_THREADS", "download": "AUTODBG_DOWNLOAD",
+               "turns": "AUTODBG_TURNS", "debug": "AUTODBG_DEBUG", "redact": "AUTODBG_REDACT",
+               "probe": "AUTODBG_PROBE", "engine": "AUTODBG_ENGINE", "base_url": "AUTODBG_BASE_URL",
+               "remote_model": "AUTODBG_REMOTE_MODEL", "remote_context": "AUTODBG_REMOTE_CONTEXT"}
+
+
+@dataclass(frozen=True)
+class Setting:
+    variable: str  # AUTODBG_...
+    value: str  # as the variable would hold it
+    source: str  # where it was set: "the environment", or a file
+
+
+def setting_sources(environ=os.environ, cwd: Path | None = None) -> dict[str, Setting]:
+    """Every setting given anywhere, by variable, from where it wins: the environment over the
+    nearest pyproject.toml over the user's config file."""
+    found: dict[str, Setting] = {}
+    for path, table in (_user_config(), _project_config(cwd or Path.cwd())):
+        for key, value in (table or {}).items():
+            if key not in CONFIG_KEYS:
+                raise AutodbgError(f"{path}: no setting {key!r}; the settings are: {', '.join(CONFIG_KEYS)}")
+            found[CONFIG_KEYS[key]] = Setting(CONFIG_KEYS[key], _as_variable(path, key, value), str(path))
+    for variable, value in environ.items():
+        if variable.startswith("AUTODBG"):
+            found[variable] = Setting(variable, value, "the environment")
+    return found
+
+
+def _as_variable(path: Path, key: str, value) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    if key == "redact" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ",".join(re.sub(r",(?![^{]*\})", r"\\x2c", v) for v in value)  # AUTODBG_REDACT's commas
+    raise AutodbgError(f"{path}: {key} must be a string, a number or true/false" +
+                       (" (redact: a list of strings)" if key == "redact" else ""))
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as err:
+        raise AutodbgError(f"cannot read {path}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise AutodbgError(f"{path}: not valid TOML: {err}") from None
+
+
+def _project_config(cwd: Path) -> tuple[Path | None, dict | None]:
+    """`[tool.autodbg]` of the nearest pyproject.toml from CWD up that has one."""
+    for folder in (cwd, *cwd.parents):
+        path = folder / "pyproject.toml"
+        if path.is_file():
+            table = _read_toml(path).get("tool", {}).get("autodbg")
+            if table is not None:
+                return path, _table(path, table)
+    return None, None
+
+
+def _user_config() -> tuple[Path | None, dict | None]:
+    import platformdirs
+
+    path = Path(platformdirs.user_config_dir("autodbg", appauthor=False)) / "config.toml"
+    if not path.is_file():
+        return None, None
+    data = _read_toml(path)
+    return path, _table(path, data.get("autodbg", data))
+
+
+def _table(path: Path, table) -> dict:
+    if not isinstance(table, dict):
+        raise AutodbgError(f"{path}: the autodbg settings must be a table")
+    return table
+
+
 def load_settings(environ=os.environ) -> Settings:
+    sources = setting_sources(environ)
+    try:
+        return _settings({variable: s.value for variable, s in sources.items()})
+    except AutodbgError as err:  # say which file a bad value came from
+        where = next((s.source for v, s in sources.items() if str(err).startswith(v) and s.source != "the environment"), None)
+        raise AutodbgError(f"{err} (set in {where})" if where else str(err)) from None
+
+
+def _settings(environ: dict[str, str]) -> Settings:
     return Settings(
         model=environ.get("AUTODBG_MODEL") or None,
         report_path=environ.get("AUTODBG_REPORT") or None,
