@@ -1,3 +1,20 @@
-"""autodbg: a local model debugs your crashed Python program before it exits."""
+"""autodbg: a local model debugs your crashed Python program before it exits.
+
+PYTEST_DONT_REWRITE: the start-up hook imports this package before pytest loads the plugin; there
+are no asserts to rewrite, and pytest must not warn about it in every run.
+"""
 
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext autodbg` (autodbg.entry.ipython)."""
+    from autodbg.entry import ipython as extension
+
+    extension.load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    from autodbg.entry import ipython as extension
+
+    extension.unload(ipython)

@@ -84,16 +84,29 @@ def check_hook_installed() -> None:
 
 def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float, turns: int | None = None,
               mode: str = "hook") -> list[dict]:
-    from rich.progress import Progress
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     work = [case for case in cases for _ in range(repeat)]
-    with Progress(transient=True) as bar, ThreadPoolExecutor(jobs) as pool:
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    started = time.monotonic()
+    # On a terminal a bar with an ETA; otherwise (a log, CI) one line per case.
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar, \
+            ThreadPoolExecutor(jobs) as pool:
         task = bar.add_task("cases", total=len(work))
         futures = [pool.submit(run_case, case, model=model, timeout=timeout, turns=turns, mode=mode) for case in work]
         records = []
-        for future in futures:
+        for done, future in enumerate(futures, 1):
             records.append(future.result())
             bar.advance(task)
+            if not console.is_terminal:
+                elapsed = time.monotonic() - started
+                eta = elapsed / done * (len(work) - done)
+                r = records[-1]
+                print(f"autodbg bench: {done}/{len(work)} {r['case']}: {r['status']}, line "
+                      f"{'hit' if r['root_cause_hit'] else 'miss'}, fix {'hit' if r['fix_hit'] else 'miss'}, "
+                      f"{r['seconds'] if r['seconds'] is not None else '-'} s; ETA {eta:.0f} s", file=sys.stderr, flush=True)
     return records
 
 

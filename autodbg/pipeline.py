@@ -33,17 +33,18 @@ from autodbg.textsafe import terminal_safe
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 
 
-def handle_crash(exc: BaseException, *, thread_name: str | None = None,
-                 session: ProbedSession | None = None) -> Result | None:
-    """Print the autodbg section for EXC to stderr; return the result (also JSON-reported).
+def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: ProbedSession | None = None,
+                 console=None, settings: Settings | None = None) -> Result | None:
+    """Print the autodbg section for EXC to CONSOLE (default: stderr); return the result (also
+    JSON-reported).
 
     SESSION, when given, is the debugger session to investigate in (shared with a human)."""
     started = time.monotonic()
-    console = make_console()
+    console = console or make_console()
     try:
-        settings = load_settings()
+        settings = settings or load_settings()
     except AutodbgError as err:
-        print(f"autodbg: {err}", file=sys.stderr)
+        console.print(Text(f"autodbg: {err}"), soft_wrap=True)  # one line, however long
         return None
     engine, model, reason = None, None, "threads get evidence only" if thread_name else None
     if thread_name is None:

@@ -21,8 +21,10 @@ from autodbg.textsafe import terminal_safe_tree
 THEME = "ansi_dark"  # follows the terminal's palette
 
 
-def make_console(file=None) -> Console:
+def make_console(file=None, width: int | None = None) -> Console:
     kwargs = {"no_color": True} if os.environ.get("NO_COLOR") else {}
+    if width is not None:
+        kwargs["width"] = width
     if file is None:
         return Console(stderr=True, highlight=False, soft_wrap=False, **kwargs)
     return Console(file=file, highlight=False, soft_wrap=False, **kwargs)

@@ -75,6 +75,8 @@ def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, inter
 def interact(session) -> None:
     """The (autodbg) prompt: a terminal gets `input()`, a pipe is read line by line and echoed."""
     tty = sys.stdin.isatty()
+    if tty:
+        import readline  # noqa: F401 -- importing it gives input() line editing and history
     print("autodbg: interactive post-mortem; `help` lists the commands, `quit` leaves.")
     while True:
         try:

@@ -31,6 +31,7 @@ class Settings:
     debug: bool  # AUTODBG_DEBUG=1: autodbg's own errors show their traceback (for bug reports)
     redact: tuple[str, ...] = ()  # AUTODBG_REDACT: extra secret names and `re:` patterns, comma-separated
     probe: bool = True  # AUTODBG_PROBE=0: look at the program in the crashed process, not in sandboxed forks
+    pytest: bool = False  # AUTODBG_PYTEST=1 (or pytest = true): the pytest plugin is on without --autodbg
     remote: Remote | None = None  # AUTODBG_ENGINE=remote: the model server; None: the local engine
 
 
@@ -48,7 +49,8 @@ CONFIG_KEYS = {"model": "AUTODBG_MODEL", "report": "AUTODBG_REPORT", "timeout": 
                "verbose": "AUTODBG_VERBOSE", "threads": "AUTODBG_THREADS", "download": "AUTODBG_DOWNLOAD",
                "turns": "AUTODBG_TURNS", "debug": "AUTODBG_DEBUG", "redact": "AUTODBG_REDACT",
                "probe": "AUTODBG_PROBE", "engine": "AUTODBG_ENGINE", "base_url": "AUTODBG_BASE_URL",
-               "remote_model": "AUTODBG_REMOTE_MODEL", "remote_context": "AUTODBG_REMOTE_CONTEXT"}
+               "remote_model": "AUTODBG_REMOTE_MODEL", "remote_context": "AUTODBG_REMOTE_CONTEXT",
+               "pytest": "AUTODBG_PYTEST"}
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ def _settings(environ: dict[str, str]) -> Settings:
         debug=debug(environ),
         redact=_redact_entries(environ),
         probe=environ.get("AUTODBG_PROBE", "1") != "0",
+        pytest=environ.get("AUTODBG_PYTEST", "0") not in ("", "0"),
         remote=_remote(environ),
     )
 

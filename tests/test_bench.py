@@ -126,6 +126,8 @@ def test_cli_writes_json_and_prints_totals(tiny_corpus, tmp_path):
     data = json.loads(out.read_text())
     assert {r["case"] for r in data["records"]} == {"caller-bug", "crash-line-bug"}
     assert data["totals"]["all"]["root_cause_hit"] == 1 and data["machine"]["cores"] >= 1
+    progress = [line for line in run.stderr.splitlines() if line.startswith("autodbg bench: ")]
+    assert len(progress) == 2 and progress[0].startswith("autodbg bench: 1/2 ") and " ETA " in progress[0]
 
 
 def test_cli_bad_input_is_one_line(tmp_path):

@@ -134,6 +134,13 @@ def test_first_pull_downloads_shows_progress_and_remembers_the_verification(mach
                                    "mtime_ns": st.st_mtime_ns, "inode": st.st_ino}]
 
 
+def test_hf_hub_disable_progress_bars_is_honoured(machine, hub):
+    machine.env["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    result = machine.autodbg("model", "pull", "tiny")
+    assert Path(ok(result)).is_file()
+    assert " MB" not in result.stderr and "MB/s" not in result.stderr
+
+
 def test_once_pulled_nothing_asks_the_hub_or_hashes_again(machine, hub):
     path = ok(machine.autodbg("model", "pull", "tiny"))
     sidecar = next((machine.ours / "verified").glob("*.verified"))

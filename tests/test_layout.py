@@ -172,3 +172,14 @@ def test_every_model_implements_the_interface_with_its_signatures():
                 assert (have[param].kind, have[param].default) == (spec.kind, spec.default), (implementation, name, param)
             extra = [p for p in have.values() if p.name not in wanted]
             assert all(p.default is not inspect.Parameter.empty for p in extra), (implementation, name, extra)
+
+
+def test_version_and_license():
+    import subprocess
+    import sys
+    import tomllib
+
+    run = subprocess.run([sys.executable, "-m", "autodbg", "--version"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout == f"autodbg {autodbg.__version__}\n"
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license"]
+    assert declared == "MIT" and (REPO / "LICENSE").read_text().startswith("MIT License\n")

@@ -85,7 +85,7 @@ _LIBRARY_ROOTS = _library_roots()
 def is_user_file(filename: str) -> bool:
     """User code is anything not in the standard library, site-packages, or autodbg itself."""
     if filename.startswith("<"):
-        return filename in ("<string>", "<stdin>") or filename.startswith("<python-input")
+        return filename in ("<string>", "<stdin>") or filename.startswith(("<python-input", "<ipython-input-"))
     path = os.path.normcase(os.path.realpath(filename))
     if "site-packages" in path or "dist-packages" in path:
         return False

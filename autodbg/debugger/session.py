@@ -67,8 +67,10 @@ class Session:
     def visible_locals(self, entry: FrameEntry | None = None) -> dict:
         """Locals worth showing: for a module frame, its data, not its imports and definitions."""
         values = self.frame_locals(entry)
+        shell = "_ih" in values and "get_ipython" in values  # IPython's own names in a cell's namespace
         return {k: v for k, v in values.items()
-                if k.isidentifier() and not k.startswith("__") and not _is_definition(v)}
+                if k.isidentifier() and not k.startswith("__") and not _is_definition(v)
+                and not (shell and (k in _IPYTHON_NAMES or _IPYTHON_HISTORY.match(k)))}
 
     def evaluate(self, expr: str, entry: FrameEntry | None = None):
         entry = entry or self.debugger.current
@@ -142,6 +144,10 @@ class Session:
                 rows.append(f"      {cut(code, 160)}")
         flush_library()
         return "\n".join(rows)
+
+
+_IPYTHON_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh"})
+_IPYTHON_HISTORY = re.compile(r"_(i{0,3}|i?\d+|_+)$")  # _, __, _i, _ii, _i3, _3
 
 
 def _is_definition(value) -> bool:

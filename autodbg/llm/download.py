@@ -207,7 +207,8 @@ def _download(spec: ModelSpec, *, progress: bool, replace: bool) -> tuple[Path, 
     try:
         # One quick HEAD first: hf_hub_download retries an unreachable hub for ~20 s, logging each try.
         metadata = get_hf_file_metadata(hf_hub_url(spec.repo, spec.file, revision=spec.revision))
-        with _progress_bars(progress) as bar_class:
+        quiet = os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "").lower() in ("1", "true", "yes", "on")
+        with _progress_bars(progress and not quiet) as bar_class:
             path = hf_hub_download(spec.repo, spec.file, revision=spec.revision, cache_dir=models_dir(),
                                    force_download=replace, tqdm_class=bar_class)
     except HfHubHTTPError as exc:

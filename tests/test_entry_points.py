@@ -1,0 +1,143 @@
+"""Where developers meet their crashes: failing tests under pytest, and cells in IPython and
+Jupyter. Each is run for real in a subprocess; none changes the outcome of what it wraps."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from conftest import clean_env, run_py
+
+FAILING_TESTS = '''\
+def average(values):
+    return sum(values) / len(values)
+
+
+def in_stock(items):
+    return [i for i in items if i["stock"] < 0]
+
+
+def test_average_of_stock():
+    items = [{"name": "tea", "stock": 3}]
+    assert average([i["stock"] for i in in_stock(items)]) == 3
+
+
+def test_names():
+    names = ["tea", "jam"]
+    assert names == ["tea", "jam", "honey"]
+
+
+def test_fine():
+    assert average([1, 3]) == 2
+'''
+
+
+def pytest_run(tmp_path, *args, **env):
+    (tmp_path / "test_shop.py").write_text(FAILING_TESTS)
+    return run_py(["-m", "pytest", "-p", "no:cacheprovider", "test_shop.py", *args], cwd=tmp_path, timeout=300,
+                  env=clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), **env))
+
+
+def test_pytest_without_the_flag_is_unchanged(tmp_path):
+    run = pytest_run(tmp_path, AUTODBG_MODEL="none")
+    without = pytest_run(tmp_path, "-p", "no:autodbg", AUTODBG_MODEL="none")
+    assert run.returncode == without.returncode == 1
+    assert "- autodbg -" not in run.stdout and "autodbg ·" not in run.stdout and run.stderr == without.stderr == ""
+
+
+def test_pytest_autodbg_adds_a_section_and_keeps_the_outcome(tmp_path):
+    plain = pytest_run(tmp_path, AUTODBG_MODEL="none")
+    run = pytest_run(tmp_path, "--autodbg", AUTODBG_MODEL="none", AUTODBG_REPORT=str(tmp_path / "r.json"))
+    assert run.returncode == plain.returncode == 1
+    assert run.stdout.count("- autodbg -") == 2  # one section per failing test
+    assert plain.stdout.splitlines()[-1].split(" in ")[0] == run.stdout.splitlines()[-1].split(" in ")[0]
+    section = run.stdout.split("- autodbg -", 1)[1]
+    assert "autodbg · evidence" in section
+    assert "ZeroDivisionError: division by zero" in section and "test_shop.py:2 in average" in section
+    # Where the empty list came from: the filter of in_stock, followed through the call.
+    assert 'return [i for i in items if i["stock"] < 0]' in section
+    second = run.stdout.split("- autodbg -")[2]
+    assert "AssertionError: assert ['tea', 'jam'] == ['tea', 'jam', 'honey']" in second  # pytest's own message
+    assert json.loads((tmp_path / "r.json").read_text())["dossier"]["assertion"] is True
+
+
+def test_pytest_budget_and_quiet(tmp_path):
+    run = pytest_run(tmp_path, "--autodbg", "--autodbg-max", "1", "-q", AUTODBG_MODEL="none")
+    assert run.returncode == 1
+    assert run.stdout.count("- autodbg -") == 1
+    assert "autodbg: 1 more failures not investigated (--autodbg-max / --autodbg-seconds)" in run.stdout
+
+
+def test_pytest_setting_in_pyproject_turns_it_on(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.autodbg]\npytest = true\nmodel = \"none\"\n")
+    run = pytest_run(tmp_path, "-x")
+    assert run.returncode == 1 and run.stdout.count("- autodbg -") == 1  # -x: stops at the first failure
+
+
+def test_pytest_a_broken_setting_is_a_warning_not_a_failure(tmp_path):
+    run = pytest_run(tmp_path, "--autodbg", AUTODBG_MODEL="none", AUTODBG_TURNS="many")
+    assert run.returncode == 1
+    assert "AUTODBG_TURNS='many' is not a number" in run.stdout
+
+
+@pytest.mark.model
+def test_pytest_with_the_real_tiny_model(tmp_path):
+    run = pytest_run(tmp_path, "--autodbg", "--autodbg-max", "1", AUTODBG_MODEL="smollm2-135m",
+                     AUTODBG_REPORT=str(tmp_path / "r.json"))
+    assert run.returncode == 1
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["model"]["id"] == "smollm2-135m" and report["timings"]["model_load"] > 0
+    assert report["transcript"] or report["fallback_reason"]
+
+
+IPYTHON_SESSION = '''\
+%load_ext autodbg
+def parse(text):
+    return [int(x) for x in text.split(",")][1:]
+
+scores = parse("42")
+sum(scores) / len(scores)
+print("the shell goes on")
+%autodbg
+'''
+
+
+def ipython(tmp_path, typed: str, **env):
+    """A real IPython shell reading TYPED as a user types it."""
+    return run_py(["-m", "IPython", "--no-banner", "--quick", "--simple-prompt", "--colors=nocolor"], cwd=tmp_path,
+                  input=typed + "exit\n", timeout=300, env=clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), **env))
+
+
+def test_ipython_extension_after_the_traceback(tmp_path):
+    pytest.importorskip("IPython")
+    run = ipython(tmp_path, IPYTHON_SESSION, AUTODBG_MODEL="none")
+    out = run.stdout
+    assert "ZeroDivisionError" in out and "autodbg · evidence" in out
+    assert out.index("ZeroDivisionError") < out.index("autodbg · evidence")  # IPython's traceback first
+    assert "<ipython-input-4-" in out and "❱ 1 sum(scores) / len(scores)" in out  # the cell's real source
+    assert "scores = []" in out and "_ih" not in out and "get_ipython" not in out.split("autodbg · evidence")[1]
+    assert "the shell goes on" in out
+    assert out.count("autodbg · evidence") == 2  # %autodbg: the last exception again, on demand
+
+
+NOTEBOOK_CELLS = ["%load_ext autodbg", "def parse(text):\n    return [int(x) for x in text.split(',')][1:]",
+                  "scores = parse('42')\nsum(scores) / len(scores)", "print('after the crash')"]
+
+
+def test_jupyter_kernel_runs_the_extension_in_a_notebook(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    for name, value in clean_env(AUTODBG_MODEL="none", XDG_CACHE_HOME=str(tmp_path / "cache")).items():
+        monkeypatch.setenv(name, value)  # the kernel is a child of this process
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
+    client = nbclient.NotebookClient(notebook, timeout=240, kernel_name="python3", allow_errors=True,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    crashed = notebook.cells[2].outputs
+    error = [o for o in crashed if o["output_type"] == "error"]
+    assert error and error[0]["ename"] == "ZeroDivisionError"  # Jupyter's own error output stays
+    shown = "".join(o.get("text", "") + "".join(str(v) for v in o.get("data", {}).values()) for o in crashed)
+    assert "autodbg · evidence" in shown and "scores = []" in shown
+    assert notebook.cells[3].outputs[0]["text"] == "after the crash\n"
