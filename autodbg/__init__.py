@@ -4,7 +4,7 @@ PYTEST_DONT_REWRITE: the start-up hook imports this package before pytest loads 
 are no asserts to rewrite, and pytest must not warn about it in every run.
 """
 
-__version__ = "0.1.0"
+from autodbg.version import __version__  # noqa: F401
 
 
 def load_ipython_extension(ipython) -> None:

@@ -17,9 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="autodbg",
         description="When Python crashes, a local model debugs the dying process and tells you why.",
     )
-    import autodbg
+    from autodbg.version import __version__
 
-    parser.add_argument("--version", action="version", version=f"autodbg {autodbg.__version__}")
+    parser.add_argument("--version", action="version", version=f"autodbg {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     installer.register(sub)
     run.register(sub)

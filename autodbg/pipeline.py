@@ -19,7 +19,6 @@ from pathlib import Path
 
 from rich.text import Text
 
-import autodbg
 from autodbg.errors import AutodbgError
 from autodbg.files import write_private
 from autodbg.llm.model import EngineError, Model
@@ -29,6 +28,7 @@ from autodbg.report import EvidenceView, SummaryView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
+from autodbg.version import __version__
 
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 
@@ -214,7 +214,7 @@ def progress(console, verbose: bool):
 
 def new_result(session: ProbedSession, thread_name: str | None) -> Result:
     dossier = session.dossier()
-    return Result(autodbg_version=autodbg.__version__, python=platform.python_version(), argv=list(sys.argv),
+    return Result(autodbg_version=__version__, python=platform.python_version(), argv=list(sys.argv),
                   cwd=os.getcwd(), thread=thread_name, dossier=dossier, probe=Probe(session.mode, session.evidence or "ok"))
 
 
