@@ -31,6 +31,9 @@ CALLER_CONTEXT = 2
 MAX_LOCALS = 20
 MAX_CALLED_SOURCE = 40  # lines of a called function's source
 MAX_ORIGINS = 10  # lines the values came from: on the dev corpus, 10 name as many root causes as 20
+# Origins that tell nothing a reader (or a model) could act on: an import, a `def` or `class` line,
+# a parameter (its caller's argument is what tells), a name the function binds elsewhere.
+UNTOLD_ORIGINS = frozenset({"import", "def", "class", "param", "binding", "with"})
 
 
 def build_dossier(session: Session) -> Dossier:
@@ -71,7 +74,7 @@ def value_origins(user: list[FrameEntry], session: Session) -> list[ValueOrigin]
     current = {(e.filename, e.lineno) for e in user}
     origins = []
     for lead in backtrack.backtrack(sites, sources):
-        if (lead.file, lead.origin.line) in current or lead.origin.kind == "binding":
+        if (lead.file, lead.origin.line) in current or lead.origin.kind in UNTOLD_ORIGINS:
             continue
         lines = source_lines(lead.file)
         code = lines[lead.origin.line - 1].strip() if 0 < lead.origin.line <= len(lines) else lead.origin.code

@@ -191,6 +191,17 @@ def test_scripted_what_was_found_survives_a_model_that_stops_answering(crash):
     assert len(found.timings) == 2 and found.tokens.generated == 20
 
 
+def test_scripted_a_fix_never_runs_on_into_the_next_function(crash):
+    """Naming the buggy line and, as the last line, the crash line of another function would
+    replace every line between them, deleting code: the fix stays inside the first line's function."""
+    session, dossier = crash
+    fix = "    return total / len(values) if values else 0.0"
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(first=CRASH, last=BUGGY, fix=fix)])
+    d = investigate(session, dossier, model, later()).diagnosis
+    assert (d.line, d.line_end) == (3, 3) and d.fix.problem is None
+    assert not any(line.startswith("-def load_scores") for line in d.fix.diff.splitlines())  # not deleted
+
+
 def test_scripted_unknown_location_gives_no_diagnosis(crash):
     session, dossier = crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(first="app.py:99| nothing")])

@@ -94,7 +94,6 @@ crashy.py:14 in run  (called from here)
 where the values came from (read from the source, no model):
   total ← crashy.py:2: total = sum(values)
   count ← crashy.py:3: count = len(values)
-  values ← crashy.py:1: def mean(values):
   scores ← crashy.py:8: scores = []"""
 
 

@@ -4,6 +4,7 @@ meaning alone."""
 
 from __future__ import annotations
 
+import ast
 import json
 
 from autodbg.debugger.commands import ShownLine
@@ -23,6 +24,25 @@ def source_window(filename: str, first: int, last: int, context: int = 3) -> Sou
     return SourceWindow(start, lines[start - 1:min(len(lines), last + context)])
 
 
+def block_end(filename: str, line: int) -> int:
+    """The last line of the innermost function or class holding LINE (of the module, at its top
+    level): a fix's lines must not run on into the next function, whose code they would delete."""
+    try:
+        tree = ast.parse("\n".join(source_lines(filename)))
+    except (SyntaxError, ValueError):
+        return line
+    end = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno):
+            end = node.end_lineno if end is None else min(end, node.end_lineno)
+    if end is not None:
+        return end
+    following = [n.lineno - 1 for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and n.lineno > line]
+    return min(following, default=len(source_lines(filename)))
+
+
 def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> Diagnosis | None:
     """The diagnosis in TEXT, the model's JSON answer naming lines among SHOWN (quote -> line)."""
     try:
@@ -32,7 +52,7 @@ def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> 
     except (json.JSONDecodeError, KeyError, TypeError):
         return None  # the grammar makes this rare: an answer cut by max_tokens
     filename, line = first.file, first.line
-    line_end = last.line if last.file == filename and last.line >= line else line
+    line_end = last.line if last.file == filename and line <= last.line <= block_end(filename, line) else line
     diagnosis = Diagnosis(filename, display_path(filename), line, line_end, answer["root_cause"], None,
                           source_window(filename, line, line_end))
     if answer.get("new_code") is None:
