@@ -140,7 +140,7 @@ def _investigate(exc, thread_name):
         if thread_name is None:
             handle_crash(exc)
         else:
-            handle_crash(exc, thread_name=thread_name)  # the program goes on: evidence only
+            handle_crash(exc, thread_name=thread_name)  # in the dying thread: the others go on
     except KeyboardInterrupt:
         pass  # the user wants out; their traceback is already printed
     except BaseException as error:  # ours failed; the user's traceback is already printed

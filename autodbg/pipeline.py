@@ -46,12 +46,11 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     except AutodbgError as err:
         console.print(Text(f"autodbg: {err}"), soft_wrap=True)  # one line, however long
         return None
-    engine, model, reason = None, None, "threads get evidence only" if thread_name else None
-    if thread_name is None:
-        try:  # first, so the model loads while the evidence is gathered
-            engine, model = start_engine(settings)
-        except Exception as err:
-            reason = failure_reason(err)
+    engine, model, reason = None, None, None
+    try:  # first, so the model loads while the evidence is gathered
+        engine, model = start_engine(settings)
+    except Exception as err:
+        reason = failure_reason(err)
     worker_started = time.monotonic()
     result = None
     try:

@@ -75,3 +75,32 @@ def test_autodbg_debug_shows_the_traceback_of_an_internal_error(tmp_path):
     assert "autodbg: internal error (AUTODBG_DEBUG=1):" in loud.stderr
     assert loud.stderr.rstrip().endswith("LookupError: handler broke") and loud.stderr.count("Traceback") == 2
     assert quiet.returncode == loud.returncode == 1
+
+
+THREAD_CRASH = '''\
+import threading
+
+
+def work():
+    count = 0
+    return 10 / count
+
+
+t = threading.Thread(target=work, name="worker")
+t.start()
+t.join()
+print("main goes on")
+'''
+
+
+@pytest.mark.model
+def test_a_thread_crash_gets_the_whole_investigation(tmp_path):
+    (tmp_path / "app.py").write_text(THREAD_CRASH)
+    report = tmp_path / "report.json"
+    run = run_py(["app.py"], cwd=tmp_path, timeout=300, env=clean_env(
+        AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(report), XDG_CACHE_HOME=str(tmp_path / "c")))
+    assert run.returncode == 0 and run.stdout == "main goes on\n"
+    assert run.stderr.startswith("Exception in thread worker:")
+    result = json.loads(report.read_text())
+    assert result["thread"] == "worker" and result["model"]["id"] == "smollm2-135m"
+    assert result["timings"]["model_load"] > 0 and (result["transcript"] or result["fallback_reason"])
