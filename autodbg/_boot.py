@@ -30,6 +30,7 @@ def install():
     if not getattr(sys, "_autodbg_hooked", False):
         sys._autodbg_hooked = True
         _hook_threads()
+        _hook_logging()
 
 
 def enabled():
@@ -108,6 +109,71 @@ def _hook_threads():
         # _thread._excepthook when threading is first imported, so wrap that one instead.
         import _thread  # built in and already loaded by the import system: costs nothing
         _thread._excepthook = _chained_thread_excepthook(_thread._excepthook)
+
+
+def _hook_logging():
+    """Investigate an exception logged at the top of a program (`logging.exception` in the
+    `except` around main) or by asyncio ("Task exception was never retrieved"), while its frames
+    are still there. logging is hooked once the program imports it: importing it here would cost
+    milliseconds at every start."""
+    logging = sys.modules.get("logging")
+    if logging is not None:
+        _wrap_logging(logging)
+    else:
+        sys.meta_path.insert(0, _LoggingImportWatcher())
+
+
+class _LoggingImportWatcher:
+    """A meta path finder that steps aside at once for every module but logging."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "logging":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder  # loaded by the import system already
+
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _wrap_logging(module)
+
+        spec.loader.exec_module = exec_module  # this module's own loader
+        return spec
+
+
+def _wrap_logging(logging):
+    handle = logging.Logger.handle
+
+    def handle_and_investigate(self, record):
+        handle(self, record)
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and record.levelno >= logging.ERROR and _logged_at_top(record):
+            _investigate(exc, None)
+
+    handle_and_investigate._autodbg = True
+    if not getattr(handle, "_autodbg", False):
+        logging.Logger.handle = handle_and_investigate
+
+
+def _logged_at_top(record):
+    """Whether RECORD was logged by asyncio about an exception nobody will see, or from the top
+    of the program: the main module's own code, or a function it called there."""
+    if record.name == "asyncio":
+        return True
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not main or os.path.abspath(record.pathname) != os.path.abspath(main):
+        return False
+    if record.funcName == "<module>":
+        return True
+    frame = sys._getframe(0)
+    while frame is not None and not (frame.f_code.co_filename == record.pathname and frame.f_lineno == record.lineno):
+        frame = frame.f_back
+    caller = frame.f_back if frame is not None else None
+    return caller is not None and caller.f_code.co_name == "<module>" and caller.f_globals.get("__name__") == "__main__"
 
 
 def _chained_excepthook(previous):

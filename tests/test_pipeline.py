@@ -104,3 +104,74 @@ def test_a_thread_crash_gets_the_whole_investigation(tmp_path):
     result = json.loads(report.read_text())
     assert result["thread"] == "worker" and result["model"]["id"] == "smollm2-135m"
     assert result["timings"]["model_load"] > 0 and (result["transcript"] or result["fallback_reason"])
+
+
+LOGGED_AT_TOP = '''\
+import logging
+import sys
+
+
+def total(items):
+    return sum(items) / len(items)
+
+
+def helper():
+    try:
+        total([])
+    except ZeroDivisionError:
+        logging.exception("inside: handled, not the top")  # the program goes on: not investigated
+
+
+def main():
+    helper()
+    total([])
+
+
+try:
+    main()
+except Exception:
+    logging.exception("report failed")
+    sys.exit(3)
+'''
+
+NEVER_RETRIEVED = '''\
+import asyncio
+import gc
+
+
+async def fetch(prices):
+    return sum(prices) / len(prices)
+
+
+async def main():
+    task = asyncio.create_task(fetch([]))
+    await asyncio.sleep(0.05)
+    del task
+    gc.collect()
+
+
+asyncio.run(main())
+print("done")
+'''
+
+
+@pytest.mark.parametrize("source, status, stdout", [(LOGGED_AT_TOP, 3, ""), (NEVER_RETRIEVED, 0, "done\n")],
+                         ids=["logging.exception at the top", "asyncio task exception never retrieved"])
+def test_an_exception_logged_where_nobody_will_handle_it_is_investigated(tmp_path, source, status, stdout):
+    (tmp_path / "app.py").write_text(source)
+    plain = run_py(["app.py"], cwd=tmp_path, env=clean_env(AUTODBG="0"))
+    report = tmp_path / "report.json"
+    run = run_py(["app.py"], cwd=tmp_path, env=clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report)))
+    assert run.returncode == plain.returncode == status and run.stdout == plain.stdout == stdout
+    ours = run.stderr.split("autodbg · evidence")
+    assert len(ours) == 2  # one investigation: the exception the program gave up on, not the handled one
+    assert run.stderr.startswith(plain.stderr.rsplit("ZeroDivisionError: division by zero", 1)[0])
+    result = json.loads(report.read_text())
+    assert result["dossier"]["frames"][0]["line_values"] == [{"expr": "items", "value": "[]"}] or \
+        result["dossier"]["frames"][0]["line_values"] == [{"expr": "prices", "value": "[]"}]
+
+
+def test_the_logging_hook_imports_nothing_at_start_up(tmp_path):
+    run = run_py(["-c", "import sys; print('logging' in sys.modules, type(sys.meta_path[0]).__name__)"],
+                 env=clean_env(AUTODBG="1"))
+    assert run.stdout.split()[0] == "False"
