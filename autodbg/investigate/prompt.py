@@ -34,6 +34,18 @@ copied exactly from the source you were shown, as FILE:N| code), and new_code: t
 replaces those lines, with their indentation, or null. new_code is code, never an explanation."""
 
 
+PROMPT_ORIGINS = 5  # the model reads the first few, those that made the failing line's values
+
+
+def origins_text(dossier: Dossier) -> list[str]:
+    """Where the crash line's values came from, right under them (not last, where the nearest
+    text pulls the answer towards it)."""
+    shown = [o for o in dossier.origins if o.depth == 0][:PROMPT_ORIGINS]
+    if not shown:
+        return []
+    return ["where those values came from:"] + [f"{o.display_file}:{o.line}| {o.code}" for o in shown]
+
+
 def dossier_text(dossier: Dossier) -> str:
     """The evidence as the model reads it: compact, with numbered source lines."""
     out = [f"Crash: {dossier.exception.title}"]
@@ -61,12 +73,11 @@ def dossier_text(dossier: Dossier) -> str:
                 frame.line, "; ".join(show(v.expr, v.value, frame.index) for v in frame.line_values)))
         if frame.locals:
             out.append("other locals: " + "; ".join(show(k, v, frame.index) for k, v in frame.locals.items()))
+        if frame.is_crash_frame:
+            out += origins_text(dossier)
         for called in frame.called_functions:
             out.append(f"source of {called.name} ({called.display_file}):")
             out += [f"{called.line + i}| {line}" for i, line in enumerate(called.lines)]
-    if dossier.origins:
-        out.append("\nWhere the values on the failing lines came from (static analysis of the source):")
-        out += [f"{o.display_file}:{o.line}| {o.code}   <- {o.via}" for o in dossier.origins]
     if dossier.folded_user_frames:
         out.append(f"({dossier.folded_user_frames} more user frames not shown)")
     return "\n".join(out)
