@@ -4,7 +4,12 @@ PYTEST_DONT_REWRITE: the start-up hook imports this package before pytest loads 
 are no asserts to rewrite, and pytest must not warn about it in every run.
 """
 
-from autodbg.version import __version__  # noqa: F401
+def __getattr__(name: str):
+    # The start-up hook imports this package in every interpreter: it must import nothing more.
+    if name == "__version__":
+        from autodbg.version import __version__
+        return __version__
+    raise AttributeError(f"module 'autodbg' has no attribute {name!r}")
 
 
 def load_ipython_extension(ipython) -> None:
