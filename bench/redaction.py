@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autodbg.debugger.commands import Session  # noqa: E402
+from autodbg.debugger.session import Session  # noqa: E402
 from autodbg.debugger.core import PostMortem  # noqa: E402
 from autodbg.evidence import build_dossier  # noqa: E402
-from autodbg.investigate import dossier_text  # noqa: E402
+from autodbg.investigate.prompt import dossier_text  # noqa: E402
 from autodbg.redact import Redactor  # noqa: E402
 
 PROGRAM = '''
@@ -97,8 +97,8 @@ def main() -> None:
 
     redactor = learn()
     session = Session(debugger, redactor=redactor)
-    dossier = build_dossier(session)
-    prompt = dossier_text(dossier)
+    record = build_dossier(session)
+    prompt, dossier = dossier_text(record), record.to_json()
     locals_per_frame = [len(f.f_locals) for f in frames if f.f_code.co_filename == "bench_program.py"]
     print(f"crash: {len(locals_per_frame)} user frames with {locals_per_frame} locals; "
           f"learned {len(redactor.values)} secret values")
