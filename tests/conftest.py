@@ -93,6 +93,15 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture
+def hooked(tmp_path):
+    """A clean_env() maker whose interpreters run autodbg.pth's line at start-up."""
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    (site_dir / "sitecustomize.py").write_text((REPO / "autodbg" / "_hook" / "autodbg.pth").read_text())
+    return lambda **env: clean_env(PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", **env)
+
+
+@pytest.fixture
 def tiny_model() -> Path:
     path = smollm2_path()
     if path is None:

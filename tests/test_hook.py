@@ -62,15 +62,6 @@ def count(hook):
 
 
 @pytest.fixture
-def hooked(tmp_path):
-    """A clean_env() maker whose interpreters run autodbg.pth's line at start-up."""
-    site_dir = tmp_path / "site"
-    site_dir.mkdir()
-    (site_dir / "sitecustomize.py").write_text((REPO / "autodbg" / "_hook" / "autodbg.pth").read_text())
-    return lambda **env: clean_env(PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", **env)
-
-
-@pytest.fixture
 def crash_script(tmp_path):
     path = tmp_path / "crash.py"
     path.write_text(CRASH)

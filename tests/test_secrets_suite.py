@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import random
 import re
 import runpy
@@ -25,7 +24,7 @@ from autodbg.probe.session import ProbedSession
 from autodbg.redact import MIN_PIECE
 from autodbg.settings import load_settings
 from crashkit import ScriptedStandInModel
-from conftest import REPO, clean_env, run_in_terminal
+from conftest import run_in_terminal
 
 RNG = random.Random(15)
 ALNUM = string.ascii_letters + string.digits
@@ -185,15 +184,6 @@ def autodbg_part(terminal: str) -> str:
     start = terminal.find("autodbg · evidence")
     assert start > 0, terminal[-3000:]
     return terminal[terminal.rfind("\n", 0, start) + 1:]
-
-
-@pytest.fixture
-def hooked(tmp_path):
-    """A clean_env() maker whose interpreters run autodbg.pth's line at start-up (as in test_hook)."""
-    site_dir = tmp_path / "site"
-    site_dir.mkdir()
-    (site_dir / "sitecustomize.py").write_text((REPO / "autodbg" / "_hook" / "autodbg.pth").read_text())
-    return lambda **env: clean_env(PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", **env)
 
 
 def test_no_secret_piece_in_the_terminal_or_the_report(tmp_path, hooked):

@@ -112,12 +112,6 @@ class Engine(Model):
                 pass
         self.process = None
 
-    def __enter__(self) -> "Engine":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     # --- requests ----------------------------------------------------------------------------
 
     def complete(self, messages: list[dict], *, grammar: str | None, max_tokens: int, deadline: float,

@@ -33,6 +33,15 @@ class Completion:
 class Model(ABC):
     """A chat model that answers under a GBNF grammar, within a deadline (time.monotonic())."""
 
+    def close(self) -> None:
+        """Free what the model holds (a worker process); it cannot answer afterwards."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     @abstractmethod
     def wait_loaded(self, deadline: float) -> dict:
         """Block until the model can answer; the dict holds at least load_seconds."""

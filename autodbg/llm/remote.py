@@ -78,15 +78,6 @@ class RemoteEngine(Model):
         return {"ok": True, "load_seconds": self.server.load_seconds, "n_ctx": self.server.n_ctx,
                 "server": self.server.flavour}
 
-    def close(self) -> None:
-        """Nothing to close: each request has its own connection."""
-
-    def __enter__(self) -> "RemoteEngine":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     # --- requests ----------------------------------------------------------------------------
 
     def complete(self, messages: list[dict], *, grammar: str | None, max_tokens: int, deadline: float,
