@@ -145,7 +145,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
     from autodbg import corpus
 
     record = {"case": case.rel, "corpus": case.corpus, "exception": case.exception, "crash_kind": case.crash_kind,
-              "mode": mode, "fix_verified": None,
+              "mode": mode, "fix_verified": None, "fix_trial": None,
               "status": "ok", "root_cause_hit": False, "fix_hit": False, "origin_hit": False,
               "root_cause_on_crash_line": case.crash_at_buggy_line, "commands_valid": None, "turns": 0,
               "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None, "transcript": []}
@@ -172,6 +172,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         record["commands_valid"] = all(t["valid"] for t in transcript) if transcript else None
         fix = (report.get("diagnosis") or {}).get("fix") or {}
         record["fix_verified"] = fix.get("verified")
+        record["fix_trial"] = (fix.get("trial") or {}).get("result")
         record["origin_hit"] = any(in_case(origin["file"], work) == case.buggy_file and origin["line"] in case.acceptable_lines
                                    for origin in report["dossier"].get("origins", []))
         diagnosis = located_diagnosis(report, work)
@@ -238,6 +239,9 @@ def summarize(records: list[dict]) -> dict:
             "origin_hit": sum(r.get("origin_hit", False) for r in rows if not r.get("root_cause_on_crash_line")),
             "away_from_crash": sum(not r.get("root_cause_on_crash_line") for r in rows),
             "fix_hit": sum(r["fix_hit"] for r in rows),
+            # Fixes labelled "ran: passes" (tried in a probe), and how many of those pass the case's test.
+            "fix_ran_passes": sum(r.get("fix_trial") == "passes" for r in rows),
+            "fix_ran_passes_hit": sum(r.get("fix_trial") == "passes" and r["fix_hit"] for r in rows),
             "commands_valid": f"{sum(valid)}/{len(valid)}" if valid else "-",
             "median_seconds": round(statistics.median(seconds), 2) if seconds else None,
             "p90_seconds": round(seconds[min(len(seconds) - 1, int(0.9 * len(seconds)))], 2) if seconds else None,
@@ -265,13 +269,15 @@ def print_results(records: list[dict], totals: dict, model: str) -> None:
                       str(r["turns"]), f"{r['seconds']:.1f}" if r["seconds"] is not None else "-", where)
     console.print(table)
     totals_table = Table(title="totals")
-    for column in ("group", "cases", "crashed", "line hit", "fix hit", "commands valid", "median s", "p90 s", "turns"):
+    for column in ("group", "cases", "crashed", "line hit", "fix hit", "ran: passes (hit)", "commands valid",
+                   "median s", "p90 s", "turns"):
         totals_table.add_column(column)
     rows = [("all", totals["all"])] + [(f"kind {k}", v) for k, v in totals["by_crash_kind"].items()] + \
            [(f"{k}", v) for k, v in totals["by_exception"].items()]
     for name, g in rows:
         totals_table.add_row(name, str(g["cases"]), str(g["crashed"]), _share(g["root_cause_hit"], g["cases"]),
-                             _share(g["fix_hit"], g["cases"]), g["commands_valid"], str(g["median_seconds"]),
+                             _share(g["fix_hit"], g["cases"]), f"{g['fix_ran_passes']} ({g['fix_ran_passes_hit']})",
+                             g["commands_valid"], str(g["median_seconds"]),
                              str(g["p90_seconds"]), str(g["median_turns"]))
     console.print(totals_table)
 

@@ -154,6 +154,17 @@ class Turn(Record):
 
 
 @dataclass
+class FixTrial(Record):
+    """How the crashed program ran with the fix, in a probe (autodbg.fix.trial)."""
+    result: str  # passes | still fails | fails differently | hangs | not run
+    detail: str  # one line: the exception it still raises, or why it was not run
+
+    @property
+    def passes(self) -> bool:
+        return self.result == "passes"
+
+
+@dataclass
 class Fix(Record):
     replacement: str  # as applied (re-indented), for lines first..last
     diff: str
@@ -164,7 +175,8 @@ class Fix(Record):
     last: int
     verified: bool | None = None  # under `autodbg run`: the fix re-run on a copy
     outcome: str | None = None
-    _omit_none = ("verified", "outcome")
+    trial: FixTrial | None = None  # the crashed program run again with the fix, in a probe
+    _omit_none = ("verified", "outcome", "trial")
 
     @property
     def usable(self) -> bool:
@@ -197,9 +209,10 @@ class Timings(Record):
     evidence: float | None = None
     model_load: float | None = None
     turns: list[float] | None = None
+    trials: list[float] | None = None  # each fix tried in a probe
     verify: float | None = None
     total: float | None = None
-    _omit_none = ("worker_start", "evidence", "model_load", "turns", "verify", "total")
+    _omit_none = ("worker_start", "evidence", "model_load", "turns", "trials", "verify", "total")
 
 
 @dataclass

@@ -15,7 +15,7 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from autodbg.records import Dossier, FrameEvidence, Result
+from autodbg.records import Dossier, FixTrial, FrameEvidence, Result
 from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
@@ -113,6 +113,8 @@ class SummaryView:
             label += ", verified by re-running)" if fix.verified else ")"
             # Wrapped: every line the fix adds is shown whole, however wide.
             parts += [Text(label, style="bold"), Syntax(fix.diff.rstrip("\n"), "diff", theme=THEME, word_wrap=True)]
+            if fix.trial is not None:
+                parts.append(trial_line(fix.trial))
             if fix.outcome is not None:
                 parts.append(Text(fix.outcome, style="green" if fix.verified else "yellow"))
         else:
@@ -121,6 +123,15 @@ class SummaryView:
         parts += [Text(""), Text(footer(r), style="dim")]
         title = Text(f"autodbg · {r.dossier.exception.type}", style="bold")
         yield Panel(Group(*parts), title=title, title_align="left", border_style="red")
+
+
+def trial_line(trial: FixTrial) -> Text:
+    """What happened when the crashed program ran again with the fix, in a probe."""
+    if trial.passes:
+        return Text("ran: with this fix the crashed program now runs to the end without an exception", style="green")
+    if trial.result == "not run":
+        return Text(f"not run: {trial.detail}", style="dim")
+    return Text(f"ran: it {trial.result}: {trial.detail}", style="yellow")
 
 
 def footer(result: Result) -> str:

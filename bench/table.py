@@ -18,15 +18,19 @@ def share(hits: int, n: int) -> str:
 
 
 runs = [json.loads(Path(arg).read_text()) for arg in sys.argv[1:]]
-print("| run | root-cause line | fix passes test | provenance names it* | commands valid | median s | p90 s | turns |")
-print("|---|---|---|---|---|---|---|---|")
+print("| run | root-cause line | fix passes test | ran: passes** | provenance names it* | commands valid | median s "
+      "| p90 s | turns |")
+print("|---|---|---|---|---|---|---|---|---|")
 for data in runs:
     t = data["totals"]["all"]
     origins = share(t["origin_hit"], t["away_from_crash"]) if "origin_hit" in t else "-"
-    print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | {origins} | "
+    ran = f"{t['fix_ran_passes']} ({t['fix_ran_passes_hit']} pass the test)" if "fix_ran_passes" in t else "-"
+    print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | {ran} | {origins} | "
           f"{t['commands_valid']} | {t['median_seconds']} | {t['p90_seconds']} | {t['median_turns']} |")
 print("\n*of the cases whose root cause is not the crash line: a line of the evidence's "
       "\"where the values came from\" is the root cause")
+print("**fixes labelled \"ran: passes\" (the crashed program ran to the end with the fix, in a probe), "
+      "and how many of those pass the case's test")
 print()
 print("| crash kind | " + " | ".join(label(d) for d in runs) + " |")
 print("|---" * (len(runs) + 1) + "|")

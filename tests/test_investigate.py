@@ -67,6 +67,20 @@ def crash(tmp_path, monkeypatch):
     return crashed_session(tmp_path, "app.py", PROGRAM)
 
 
+@pytest.fixture
+def uncaught_crash(tmp_path, monkeypatch):
+    """The crash as sys.excepthook gets it: its traceback starts at the program's own frames (a
+    fix is tried by running the outermost one again), not at this test's helper."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app.py").write_text(PROGRAM)
+    try:
+        runpy.run_path(str(tmp_path / "app.py"), run_name="__main__")
+    except Exception as exc:
+        session = ProbedSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
+        return session, session.dossier()
+    pytest.fail("the program did not crash")
+
+
 def later(seconds=60):
     return Budget(deadline=time.monotonic() + seconds)
 
@@ -128,8 +142,9 @@ def test_scripted_token_budget(crash):
 def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
     session, dossier = crash
     broken = "    return scores[1:"  # does not compile
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix=broken), answer(fix=broken)])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * 3)
     found = investigate(session, dossier, model, later())
+    assert not model.replies  # asked three times
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
     assert "does not compile" in retry_prompt
     assert "does not compile" in found.diagnosis.fix.problem
@@ -144,6 +159,38 @@ def test_scripted_invalid_fix_then_a_good_one(crash):
     found = investigate(session, dossier, model, later())
     assert found.diagnosis.fix.problem is None
     assert "Suggested fix" in render_summary(found, dossier)
+
+
+def test_scripted_a_fix_that_still_fails_when_run_is_answered_again_and_the_passing_one_kept(uncaught_crash):
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix="    return scores[2:]"), answer()])
+    found = investigate(session, dossier, model, later())
+    retry_prompt = model.calls[-1]["messages"][-1]["content"]
+    assert retry_prompt.startswith("I ran the program again with that fix, in a sandbox: it still fails: "
+                                   "ZeroDivisionError: division by zero (app.py:3)")
+    assert found.diagnosis.fix.replacement == "    return scores\n"
+    assert found.diagnosis.fix.trial.passes
+    assert len(found.trials) == 2
+    assert "ran: with this fix the crashed program now runs to the end" in render_summary(found, dossier)
+
+
+def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(), answer(fix="    return scores[2:]")])
+    found = investigate(session, dossier, model, later())
+    assert len(model.replies) == 1  # the second answer was never asked for
+    assert found.diagnosis.fix.trial.passes
+
+
+def test_scripted_when_no_fix_passes_the_first_usable_one_stands_and_says_so(uncaught_crash):
+    session, dossier = uncaught_crash
+    failing = [answer(fix="    return scores[2:]"), answer(fix="    return scores[3:]"), answer(fix="    return None")]
+    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + failing)
+    found = investigate(session, dossier, model, later())
+    assert not model.replies
+    assert found.diagnosis.fix.replacement == "    return scores[2:]\n"
+    assert found.diagnosis.fix.trial.result == "still fails"
+    assert "ran: it still fails: ZeroDivisionError" in render_summary(found, dossier)
 
 
 def test_scripted_old_outputs_are_trimmed_to_fit_the_context(crash, tmp_path):

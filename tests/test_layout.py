@@ -13,7 +13,7 @@ from autodbg.llm.engine import Engine
 from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
-    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FrameEvidence, LineValue,
+    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FixTrial, FrameEvidence, LineValue,
     ModelInfo, Probe, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
@@ -84,11 +84,12 @@ def a_full_result() -> Result:
                       [ChainLink(0, "ZeroDivisionError: division by zero", "raised")],
                       CrashSite("/p/app.py", 3, "main"), [frame], 0, 0, False,
                       [ValueOrigin("n", "assign", "/p/app.py", "app.py", 1, "n = 0", 0)])
-    fix = Fix("n = 1", "diff", True, True, None, 1, 1, verified=True, outcome="verified")
+    fix = Fix("n = 1", "diff", True, True, None, 1, 1, verified=True, outcome="verified",
+              trial=FixTrial("passes", "ran"))
     diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
     return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
                   diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"),
-                  timings=Timings(1.0, 0.1, 2.0, [1.0], 0.5, 5.0), tokens=Tokens(10, 5, 3, True), stopped_by="done")
+                  timings=Timings(1.0, 0.1, 2.0, [1.0], [0.2], 0.5, 5.0), tokens=Tokens(10, 5, 3, True), stopped_by="done")
 
 
 def readme_schema() -> dict[str, set[str]]:
@@ -143,6 +144,7 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(data["transcript"][0]) == schema["transcript"]
     assert set(data["diagnosis"]) == schema["diagnosis"]
     assert set(data["diagnosis"]["fix"]) == schema["fix"]
+    assert set(data["diagnosis"]["fix"]["trial"]) == schema["trial"]
     assert set(data["diagnosis"]["source_window"]) == schema["source_window"]
     assert set(data["model"]) == schema["model"]
     assert set(data["probe"]) == schema["probe"]
@@ -153,6 +155,7 @@ def test_to_json_gives_readmes_schema_exactly():
 def test_steps_that_did_not_happen_are_left_out():
     result = a_full_result()
     result.diagnosis.fix.verified = result.diagnosis.fix.outcome = None  # not under `autodbg run`
+    result.diagnosis.fix.trial = None  # no probe to try it in
     result.timings = Timings(worker_start=0.1, evidence=0.2, total=0.3)
     result.tokens = None
     data = result.to_json()

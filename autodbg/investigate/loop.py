@@ -19,6 +19,7 @@ from autodbg.records import Diagnosis, Dossier, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
+MAX_ANSWERS = 3  # while time allows: a fix that is unusable or fails when tried is answered again
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
@@ -39,6 +40,7 @@ class Findings:
     diagnosis: Diagnosis | None = None
     tokens: Tokens = field(default_factory=Tokens)
     timings: list[float] = field(default_factory=list)  # seconds of each completion
+    trials: list[float] = field(default_factory=list)  # seconds of each fix tried in a probe
     stopped_by: str = ""  # done | repeat | turns | tokens | time | probe (no live state could be read)
     error: str | None = None  # why the model stopped answering (what was found until then is kept)
 
@@ -195,7 +197,8 @@ class Investigation:
         return True
 
     def answer(self) -> None:
-        """Ask for the final answer; retry once when its fix is not usable."""
+        """Ask for the final answer; try its fix on the crashed program, in a probe; while time
+        allows, ask again when the fix is not usable or did not pass. The best answer stands."""
         if self.session.rerun is not None:
             self.session.rerun.stop()  # back to the crash: the answer quotes what was shown
         transcript = self.findings.transcript
@@ -204,20 +207,30 @@ class Investigation:
         self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
         quotes = list(self.seen.lines)
         grammar = answer_grammar(quotes)
-        for attempt in range(2):
+        for attempt in range(MAX_ANSWERS):
+            started = time.monotonic()
             try:
                 completion = self.ask(grammar, answer_max_chars(quotes), self.budget.deadline, seed=attempt)
             except EngineError:
                 if attempt == 0:
                     raise
-                return  # the retry ran out of time: the first answer's root cause still stands
+                return  # the retry ran out of time: the answers so far stand
             diagnosis = make_diagnosis(completion.text, self.seen.lines, self.dossier)
-            self.findings.diagnosis = diagnosis
-            if diagnosis is None or diagnosis.fix is None or diagnosis.fix.usable:
+            if diagnosis is not None and diagnosis.fix is not None and diagnosis.fix.usable:
+                self.try_fix(diagnosis)
+            if rank(diagnosis) > rank(self.findings.diagnosis):
+                self.findings.diagnosis = diagnosis
+            retry = retry_request(diagnosis)
+            if retry is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
                 return
-            self.messages += [{"role": "assistant", "content": completion.text},
-                              {"role": "user", "content": f"That fix is not usable: {diagnosis.fix.problem}. "
-                                                          "Give the final answer as JSON again."}]
+            self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": retry}]
+
+    def try_fix(self, diagnosis: Diagnosis) -> None:
+        started = time.monotonic()
+        fix = diagnosis.fix
+        fix.trial = self.session.try_fix(diagnosis.file, fix.first, fix.last, fix.replacement,
+                                         self.dossier.exception.type)
+        self.findings.trials.append(round(time.monotonic() - started, 3))
 
     def ask(self, grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> Completion:
         started = time.monotonic()
@@ -234,6 +247,29 @@ class Investigation:
         if tokens.system_prompt_from_disk is None:
             tokens.system_prompt_from_disk = completion.system_prompt_from_disk
         return completion
+
+
+def rank(diagnosis: Diagnosis | None) -> int:
+    """Which answer to keep: one whose fix ran and passed, then one with a usable fix, then any."""
+    if diagnosis is None:
+        return 0
+    fix = diagnosis.fix
+    if fix is None or not fix.usable:
+        return 1
+    return 3 if fix.trial is not None and fix.trial.passes else 2
+
+
+def retry_request(diagnosis: Diagnosis | None) -> str | None:
+    """What to tell the model when its answer's fix is worth another try; None when it is not."""
+    if diagnosis is None or diagnosis.fix is None:
+        return None
+    fix = diagnosis.fix
+    if not fix.usable:
+        return f"That fix is not usable: {fix.problem}. Give the final answer as JSON again."
+    if fix.trial is None or fix.trial.result in ("passes", "not run"):
+        return None
+    return (f"I ran the program again with that fix, in a sandbox: it {fix.trial.result}: {fix.trial.detail}. "
+            "Find what is really wrong and give the final answer as JSON again, with a different fix.")
 
 
 def investigate(session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,

@@ -102,7 +102,7 @@ def _reply(function: Callable[[], Any], limits: Limits) -> bytes:
     try:
         reply = json.dumps({"status": "ok", "value": function()}).encode()
     except BaseException as exc:  # noqa: BLE001 — every way program code can fail is an outcome
-        refusal = _refusal_in_chain(exc)
+        refusal = refusal_in_chain(exc)
         status, detail = ("refused", _describe(refusal)) if refusal else ("error", _describe(exc))
         reply = json.dumps({"status": status, "detail": detail}).encode()
     if len(reply) > limits.reply_bytes:
@@ -111,7 +111,7 @@ def _reply(function: Callable[[], Any], limits: Limits) -> bytes:
     return reply
 
 
-def _refusal_in_chain(exc: BaseException) -> Refused | None:
+def refusal_in_chain(exc: BaseException) -> Refused | None:
     """The sandbox refusal that caused EXC, when program code wrapped it in its own error."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen and len(seen) < 50:

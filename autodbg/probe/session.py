@@ -24,10 +24,12 @@ from autodbg.debugger.core import Inspector, PostMortem
 from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
 from autodbg.probe.fork import ProbeOutcome, available, run_in_probe
+from autodbg.records import FixTrial
 from autodbg.redact import Redactor
 
 COMMAND_SECONDS = 3.0  # one command; the parent kills a probe past it
 EVIDENCE_SECONDS = 6.0  # the whole dossier
+TRIAL_SECONDS = 5.0  # the program run again with a fix
 
 
 class RerunHandle(Protocol):
@@ -112,6 +114,18 @@ class ProbedSession:
             self._look("state")
         return self.last_state
 
+    def try_fix(self, file: str, first: int, last: int, replacement: str, exception_type: str) -> FixTrial:
+        """Run the crashed program again with the fix, in a probe (autodbg.fix.trial)."""
+        if not self.probes:
+            return FixTrial("not run", "no probe here, and the fix must not run in the crashed process")
+        request = (self.open_debugger, file, first, last, replacement, exception_type, self.redact)
+        outcome = run_in_probe(lambda: trial(*request), deadline=TRIAL_SECONDS)
+        if outcome.status == "ok":
+            return FixTrial(outcome.value["result"], self.redactor.scrub(outcome.value["detail"]))
+        if outcome.status == "timed out":
+            return FixTrial("hangs", f"still running after {TRIAL_SECONDS:g} s")
+        return FixTrial("not run", self.redactor.scrub(f"{outcome.status}: {outcome.detail}"))
+
     def available_commands(self) -> frozenset[str]:
         """What can run now: at a re-run's stop, what runs there (and `done`)."""
         if self.rerun is not None and self.rerun.stopped:
@@ -170,6 +184,15 @@ class ProbedSession:
             return ProbeOutcome("error", detail=f"{type(exc).__name__}: {safe_eval.cut(str(exc), 200)}",
                                 seconds=time.monotonic() - started)
         return ProbeOutcome("ok", value, seconds=time.monotonic() - started)
+
+
+def trial(open_debugger: Callable[[], Inspector], file: str, first: int, last: int, replacement: str,
+          exception_type: str, redact: Sequence[str]) -> dict:
+    """In the probe: the fix tried on the crashed program, as plain data."""
+    from autodbg.fix.trial import try_fix
+
+    ran = try_fix(open_debugger(), file, first, last, replacement, exception_type)
+    return {"result": ran.result, "detail": Redactor(redact).scrub(ran.detail)}
 
 
 def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | None, kind: str, args: dict,

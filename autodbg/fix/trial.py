@@ -1,0 +1,277 @@
+"""Try a checked fix on the crashed program itself, inside a probe: load the fixed code into the
+probe's copy of its module, run the crash's outermost program frame again, and say how that
+ended.
+
+The outermost program frame that the exception left is where the crash's story starts: for a script, its module (run
+again from the top, so whatever the fixed function feeds is made again); for a test function,
+a thread's target or a callback, that function called again with its arguments. Runs program
+and model-written code: call `try_fix` only in a sandboxed probe (autodbg.probe.session).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import types
+
+from autodbg.debugger.core import Inspector, display_path, is_user_file
+from autodbg.fix.lines import python_lines, replace_lines
+from autodbg.probe.fork import refusal_in_chain
+from autodbg.records import FixTrial
+
+DETAIL_CHARS = 200
+
+
+class NotRunnable(Exception):
+    """The fix cannot be tried here; the message says why, in one line."""
+
+
+def try_fix(debugger: Inspector, file: str, first: int, last: int, replacement: str,
+            exception_type: str) -> FixTrial:
+    """Run the program's outermost frame of the crash again with lines FIRST..LAST of FILE
+    replaced by REPLACEMENT; EXCEPTION_TYPE is the crash's."""
+    try:
+        return _try(debugger, os.path.abspath(file), first, last, replacement, exception_type)
+    except NotRunnable as why:
+        return FixTrial("not run", str(why))
+
+
+def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str, exception_type: str) -> FixTrial:
+    running = _running_frames()
+    outer = next((entry for entry in debugger.stack if entry.is_user and id(entry.frame) not in running), None)
+    if outer is None:
+        raise NotRunnable("no frame of the program to run again")
+    try:
+        with open(file, encoding="utf-8") as f:
+            patched = replace_lines(f.read(), first, last, replacement)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise NotRunnable(f"cannot read {display_path(file)}: {exc}") from None
+    span = (first, first + max(len(python_lines(replacement)), 1) - 1)
+    watch = FixedCodeWatch(file, span)
+    if outer.frame.f_code.co_name == "<module>":
+        run = _module_run(outer.frame, file, patched, span)
+    else:
+        _load(file, patched, span, _module_globals(file, debugger))
+        run = _call_again(outer.frame)
+    sys.settrace(watch.on_call)
+    try:
+        run()
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            return FixTrial("fails differently", f"the program exits with status {exc.code}")
+    except BaseException as exc:  # noqa: BLE001 — how the fixed program fails is the answer
+        if refusal_in_chain(exc) is not None:
+            raise  # the sandbox stopped it: the probe reports that, not a program failure
+        return _failure(exc, exception_type, watch.reached)
+    finally:
+        sys.settrace(None)
+    if not watch.reached:
+        return FixTrial("not run", "running it again did not reach the fixed lines")
+    return FixTrial("passes", "ran: it now runs to the end without an exception")
+
+
+def _running_frames() -> set[int]:
+    """The frames still running here: a traceback's frame among them caught the exception (a
+    test's helper, a `logging.exception` call), and running it again would catch it again."""
+    running, frame = set(), sys._getframe()
+    while frame is not None:
+        running.add(id(frame))
+        frame = frame.f_back
+    return running
+
+
+def _module_run(frame: types.FrameType, file: str, patched: str, span: tuple[int, int]):
+    """Run the script's module again from its first line, in its own globals; when the fix is in
+    this file, the fixed text is what runs (so its definitions are the fixed ones)."""
+    path = frame.f_code.co_filename
+    if _same_file(path, file):
+        text = patched
+    else:
+        _load(file, patched, span, _module_globals(file, None))
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise NotRunnable(f"cannot read {display_path(path)}: {exc}") from None
+    code = _compile(text, path)
+    return lambda: exec(code, frame.f_globals)  # noqa: S102 — in the probe, by design
+
+
+def _call_again(frame: types.FrameType):
+    """Call the function running in FRAME again with the values its parameters have now."""
+    code = frame.f_code
+    function = next((f for f in _functions_with(code)), None)
+    if function is None:
+        raise NotRunnable(f"cannot find the function {code.co_name} to call again")
+    names = code.co_varnames
+    positional = code.co_argcount
+    keyword_only = code.co_kwonlyargcount
+    values = frame.f_locals
+    args = [values[n] for n in names[:positional] if n in values]
+    kwargs = {n: values[n] for n in names[positional:positional + keyword_only] if n in values}
+    index = positional + keyword_only
+    if code.co_flags & 0x04:  # CO_VARARGS
+        args += list(values.get(names[index], ()))
+        index += 1
+    if code.co_flags & 0x08:  # CO_VARKEYWORDS
+        kwargs.update(values.get(names[index], {}))
+    return lambda: function(*args, **kwargs)
+
+
+def _functions_with(code: types.CodeType):
+    import gc  # the probe disabled collection; finding referrers does not collect
+
+    for referrer in gc.get_referrers(code):
+        if isinstance(referrer, types.FunctionType) and referrer.__code__ is code:
+            yield referrer
+
+
+def _load(file: str, patched: str, span: tuple[int, int], module_globals: dict) -> None:
+    """Put the fixed code where the program finds it: the function holding the fix gets the fixed
+    code (every reference to it, `from m import f` ones too, then runs it); a fix outside any
+    function re-runs the changed module-level statement in the module."""
+    tree = _parse(patched, file)
+    top, path = _holder(tree, span)
+    if top is None:
+        raise NotRunnable("the fix is not inside one statement of the module")
+    code = compile(ast.Module(body=[top], type_ignores=[]), file, "exec", dont_inherit=True)
+    if not path:  # a module-level statement: run its fixed version there
+        exec(code, module_globals)  # noqa: S102
+        return
+    scratch: dict = {}
+    exec(code, module_globals, scratch)  # noqa: S102 — defines the fixed function aside
+    new, old = _walk(scratch, path), _walk(module_globals, path)
+    if new is None or old is None:
+        raise NotRunnable(f"cannot find {'.'.join(path)} in {display_path(file)}'s module")
+    try:
+        old.__code__ = new.__code__
+    except ValueError as exc:  # a different closure: the names it captures changed
+        raise NotRunnable(f"cannot load the fixed {'.'.join(path)}: {exc}") from None
+
+
+def _holder(tree: ast.Module, span: tuple[int, int]) -> tuple[ast.stmt | None, list[str]]:
+    """The module-level statement holding SPAN, and the path (class, method names) to the
+    outermost function holding it; [] when no function holds it."""
+    first, last = span
+    for node in tree.body:
+        if node.lineno <= first and last <= (node.end_lineno or node.lineno):
+            path: list[str] = []
+            current: ast.AST = node
+            while isinstance(current, ast.ClassDef):
+                inner = next((n for n in current.body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                              and n.lineno <= first and last <= (n.end_lineno or n.lineno)), None)
+                if inner is None:
+                    return node, []  # a class-level statement: the class is defined again
+                path.append(current.name)
+                current = inner
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return node, path + [current.name]
+            return node, []
+    return None, []
+
+
+def _walk(namespace: dict, path: list[str]):
+    """The plain function at PATH (class, ..., name) in NAMESPACE, through decorators that keep
+    the original in `__wrapped__`, staticmethod/classmethod and properties."""
+    thing = namespace.get(path[0])
+    for name in path[1:]:
+        thing = vars(thing).get(name) if isinstance(thing, type) else None
+    for _ in range(10):
+        if isinstance(thing, types.FunctionType):
+            return thing
+        if isinstance(thing, (staticmethod, classmethod)):
+            thing = thing.__func__
+        elif isinstance(thing, property):
+            thing = thing.fget
+        else:
+            thing = getattr(thing, "__wrapped__", None)
+    return None
+
+
+def _module_globals(file: str, debugger: Inspector | None) -> dict:
+    if debugger is not None:
+        for entry in debugger.stack:
+            if _same_file(entry.frame.f_code.co_filename, file):
+                return entry.frame.f_globals
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and _same_file(path, file):
+            return vars(module)
+    raise NotRunnable(f"{display_path(file)} is not a module the program loaded")
+
+
+class FixedCodeWatch:
+    """Whether a function (or the module) holding the fixed lines ran: a `passes` that never
+    reached them says nothing about the fix."""
+
+    def __init__(self, file: str, span: tuple[int, int]) -> None:
+        self.file, self.span = file, span
+        self.reached = False
+        self.checked: dict[types.CodeType, bool] = {}
+
+    def on_call(self, frame: types.FrameType, event: str, arg):
+        if not self.reached and event == "call":
+            code = frame.f_code
+            holds = self.checked.get(code)
+            if holds is None:
+                holds = self.checked[code] = self._holds(code)
+            if holds:
+                self.reached = True
+                sys.settrace(None)  # nothing more to learn; the rest runs at full speed
+        return None
+
+    def _holds(self, code: types.CodeType) -> bool:
+        if not (code.co_filename == self.file or _same_file(code.co_filename, self.file)):
+            return False
+        first, last = self.span
+        return any(line is not None and first <= line <= last for _, _, line in code.co_lines())
+
+
+def _failure(exc: BaseException, exception_type: str, reached: bool) -> FixTrial:
+    where = _where(exc.__traceback__)
+    text = _describe(exc) + (f" ({where})" if where else "")
+    if type(exc).__name__ == exception_type:
+        return FixTrial("still fails", text if reached else f"{text}; it did not reach the fixed lines")
+    return FixTrial("fails differently", text)
+
+
+def _where(tb: types.TracebackType | None) -> str:
+    last = ""
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            last = f"{display_path(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return last
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        message = " ".join(str(exc).split())
+    except BaseException:  # noqa: BLE001 — a program's __str__ may fail in any way
+        message = ""
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS - 3] + "..."
+
+
+def _parse(text: str, file: str) -> ast.Module:
+    try:
+        return ast.parse(text, file)
+    except (SyntaxError, ValueError) as exc:
+        raise NotRunnable(f"the fixed file does not compile: {exc}") from None
+
+
+def _compile(text: str, file: str) -> types.CodeType:
+    try:
+        return compile(text, file, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise NotRunnable(f"{display_path(file)} does not compile: {exc}") from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False

@@ -1,0 +1,192 @@
+"""A checked fix is tried on the crashed program itself, in a probe: the fixed code is loaded into
+the probe's copy of its module and the crash's outermost program frame runs again. Real crashes
+in subprocesses; the fix trial runs from their excepthook, as the crash hook's does."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from conftest import clean_env, run_py
+
+# Installed as the crashed program's excepthook through sitecustomize, like autodbg's own hook.
+TRIAL_HOOK = '''\
+import json, os, sys, threading
+
+def tried(exc):
+    from autodbg.probe.session import ProbedSession
+    fix = json.loads(os.environ["TRIAL_FIX"])
+    session = ProbedSession.of_crash(exc, probes=os.environ.get("TRIAL_PROBES", "1") == "1")
+    trial = session.try_fix(fix["file"], fix["first"], fix["last"], fix["new"], type(exc).__name__)
+    sys.__stdout__.write("TRIAL " + json.dumps(trial.to_json()) + "\\n")
+    sys.__stdout__.flush()
+
+sys.excepthook = lambda t, exc, tb: (sys.__excepthook__(t, exc, tb), tried(exc))
+threading.excepthook = lambda args: (sys.__excepthook__(args.exc_type, args.exc_value, args.exc_traceback),
+                                     tried(args.exc_value))
+'''
+
+CALENDAR = '''\
+from datetime import date, timedelta
+
+BOOKINGS = [("Okafor", date(2024, 7, 1), 3), ("Moreau", date(2024, 7, 6), 2)]
+
+
+def nights_in_range(first, last):
+    return [first + timedelta(days=offset) for offset in range((last - first).days)]
+
+
+def occupancy(bookings, first, last):
+    nights = nights_in_range(first, last)
+    guests = [None] * len(nights)
+    for name, arrival, length in bookings:
+        for offset in range(length):
+            guests[(arrival - first).days + offset] = name
+    return list(zip(nights, guests))
+
+
+def unused():
+    return 1
+
+
+print(occupancy(BOOKINGS, date(2024, 7, 1), date(2024, 7, 7)))
+'''
+
+
+def trial(tmp_path, files: dict[str, str], fix: dict, main: str = "prog.py", probes: bool = True) -> dict:
+    hook = tmp_path / "hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(TRIAL_HOOK)
+    program = tmp_path / "program"
+    program.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (program / name).write_text(textwrap.dedent(text))
+    fix = {**fix, "file": str(program / fix.get("file", main))}
+    run = run_py([main], cwd=program, timeout=60,
+                 env=clean_env(PYTHONPATH=str(hook), TRIAL_FIX=json.dumps(fix), TRIAL_PROBES="1" if probes else "0"))
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" in run.stderr
+    lines = [line for line in run.stdout.splitlines() if line.startswith("TRIAL ")]
+    assert len(lines) == 1, run.stdout + run.stderr
+    return json.loads(lines[0].removeprefix("TRIAL "))
+
+
+def calendar_fix(new: str) -> dict:
+    return {"first": 7, "last": 7, "new": new}
+
+
+RIGHT = "    return [first + timedelta(days=offset) for offset in range((last - first).days + 1)]\n"
+
+
+def test_a_fix_in_a_function_that_already_returned_passes_when_the_script_runs_again(tmp_path):
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(RIGHT))
+    assert ran == {"result": "passes", "detail": "ran: it now runs to the end without an exception"}
+
+
+def test_a_wrong_fix_still_fails_and_says_where(tmp_path):
+    wrong = "    return [first + timedelta(days=offset) for offset in range((last - first).days - 1)]\n"
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(wrong))
+    assert ran["result"] == "still fails"
+    assert ran["detail"] == "IndexError: list assignment index out of range (prog.py:15)"
+
+
+def test_a_fix_that_raises_something_else_fails_differently(tmp_path):
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix("    return len(first)\n"))
+    assert ran["result"] == "fails differently"
+    assert ran["detail"].startswith("TypeError: object of type 'datetime.date' has no len() (prog.py:7)")
+
+
+def test_a_fix_that_loops_forever_hangs_and_is_stopped(tmp_path):
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix("    while True:\n        pass\n"))
+    assert ran == {"result": "hangs", "detail": "still running after 5 s"}
+
+
+def test_a_fix_that_writes_a_file_is_refused_by_the_sandbox(tmp_path):
+    payload = f"    open({str(tmp_path / 'pwned')!r}, 'w').write('x')\n" + RIGHT
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(payload))
+    assert ran["result"] == "not run"
+    assert ran["detail"].startswith("refused: ") and "open" in ran["detail"]
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_a_fix_the_run_never_reaches_is_not_counted_as_passing(tmp_path):
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, {"first": 20, "last": 20, "new": "    return 2\n"})
+    assert ran == {"result": "still fails", "detail": "IndexError: list assignment index out of range (prog.py:15); "
+                                                      "it did not reach the fixed lines"}
+    guarded = CALENDAR.replace("print(occupancy(", "if __name__ == '__main__':\n    print(occupancy(")
+    ran = trial(tmp_path, {"prog.py": guarded}, {"first": 20, "last": 20, "new": "    return 2\n"})
+    assert ran["result"] == "still fails"
+
+
+def test_a_fix_in_an_imported_module_and_in_a_method_using_super(tmp_path):
+    files = {
+        "shapes.py": '''\
+            class Base:
+                def area(self):
+                    return 0
+
+
+            class Square(Base):
+                def __init__(self, side):
+                    self.side = side
+
+                def area(self):
+                    return super().area() + self.sides ** 2
+            ''',
+        "prog.py": '''\
+            from shapes import Square
+
+            def report(shapes):
+                return sum(s.area() for s in shapes)
+
+            print(report([Square(2), Square(3)]))
+            ''',
+    }
+    ran = trial(tmp_path, files, {"file": "shapes.py", "first": 11, "last": 11,
+                                  "new": "        return super().area() + self.side ** 2\n"})
+    assert ran["result"] == "passes", ran
+
+
+def test_a_thread_target_is_called_again_with_its_arguments(tmp_path):
+    program = '''\
+        import threading
+
+        def mean(values):
+            return sum(values) / len(values[1:])
+
+        def work(batch):
+            print(mean(batch))
+
+        thread = threading.Thread(target=work, args=([4],))
+        thread.start()
+        thread.join()
+        raise SystemExit(1)
+        '''
+    files = {"prog.py": program}
+    ran = trial(tmp_path, files, {"first": 4, "last": 4, "new": "    return sum(values) / len(values)\n"})
+    assert ran["result"] == "passes", ran
+    ran = trial(tmp_path, files, {"first": 4, "last": 4, "new": "    return sum(values) / len(values[2:])\n"})
+    assert ran["result"] == "still fails" and ran["detail"].startswith("ZeroDivisionError")
+
+
+def test_a_script_that_exits_non_zero_after_the_fix_fails_differently(tmp_path):
+    program = CALENDAR + "raise SystemExit(3)\n"
+    ran = trial(tmp_path, {"prog.py": program}, calendar_fix(RIGHT))
+    assert ran == {"result": "fails differently", "detail": "the program exits with status 3"}
+
+
+def test_without_probes_no_fix_runs(tmp_path):
+    payload = f"    open({str(tmp_path / 'pwned')!r}, 'w').write('x')\n" + RIGHT
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(payload), probes=False)
+    assert ran["result"] == "not run" and "no probe here" in ran["detail"]
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("new, why", [("    return [\n", "does not compile"),
+                                      (RIGHT, "lines 7-99 are not within")])
+def test_a_fix_that_cannot_be_loaded_is_not_run(tmp_path, new, why):
+    last = 99 if "not within" in why else 7
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, {"first": 7, "last": last, "new": new})
+    assert ran["result"] == "not run" and why in ran["detail"], ran
