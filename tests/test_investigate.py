@@ -167,7 +167,9 @@ def test_scripted_a_fix_that_still_fails_when_run_is_answered_again_and_the_pass
     found = investigate(session, dossier, model, later())
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
     assert retry_prompt.startswith("I ran the program again with that fix, in a sandbox: it still fails: "
-                                   "ZeroDivisionError: division by zero (app.py:3)")
+                                   "ZeroDivisionError: division by zero (app.py:3).\n"
+                                   "The failing values were made on these lines, which no fix changed yet:\n"
+                                   "app.py:2| total = sum(values)\napp.py:7| scores = ")  # not line 8: tried
     assert found.diagnosis.fix.replacement == "    return scores\n"
     assert found.diagnosis.fix.trial.passes
     assert len(found.trials) == 2

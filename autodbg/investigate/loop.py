@@ -20,6 +20,7 @@ from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
 MAX_ANSWERS = 3  # while time allows: a fix that is unusable or fails when tried is answered again
+RETRY_SUSPECTS = 3  # lines that made the failing values, named when a fix did not pass
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
@@ -207,6 +208,7 @@ class Investigation:
         self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
         quotes = list(self.seen.lines)
         grammar = answer_grammar(quotes)
+        tried: set[tuple[str, int]] = set()  # (file, first line) of each answer's fix
         for attempt in range(MAX_ANSWERS):
             started = time.monotonic()
             try:
@@ -220,10 +222,20 @@ class Investigation:
                 self.try_fix(diagnosis)
             if rank(diagnosis) > rank(self.findings.diagnosis):
                 self.findings.diagnosis = diagnosis
-            retry = retry_request(diagnosis)
+            if diagnosis is not None:
+                tried.add((diagnosis.file, diagnosis.line))
+            retry = retry_request(diagnosis, self.untried_suspects(tried))
             if retry is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
                 return
             self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": retry}]
+
+    def untried_suspects(self, tried: set[tuple[str, int]]) -> list[str]:
+        """Quotes of the lines that made the failing line's values (provenance, nearest first) that
+        no answer's fix changed yet: where to look when a fix did not pass."""
+        quotes = {(line.file, line.line): quote for quote, line in self.seen.lines.items()}
+        suspects = sorted(self.dossier.origins, key=lambda o: o.depth)
+        return [quotes[(o.file, o.line)] for o in suspects
+                if (o.file, o.line) in quotes and (o.file, o.line) not in tried][:RETRY_SUSPECTS]
 
     def try_fix(self, diagnosis: Diagnosis) -> None:
         started = time.monotonic()
@@ -259,8 +271,9 @@ def rank(diagnosis: Diagnosis | None) -> int:
     return 3 if fix.trial is not None and fix.trial.passes else 2
 
 
-def retry_request(diagnosis: Diagnosis | None) -> str | None:
-    """What to tell the model when its answer's fix is worth another try; None when it is not."""
+def retry_request(diagnosis: Diagnosis | None, suspects: list[str]) -> str | None:
+    """What to tell the model when its answer's fix is worth another try; None when it is not.
+    SUSPECTS: quotes of lines that made the failing values, not tried yet."""
     if diagnosis is None or diagnosis.fix is None:
         return None
     fix = diagnosis.fix
@@ -268,7 +281,9 @@ def retry_request(diagnosis: Diagnosis | None) -> str | None:
         return f"That fix is not usable: {fix.problem}. Give the final answer as JSON again."
     if fix.trial is None or fix.trial.result in ("passes", "not run"):
         return None
-    return (f"I ran the program again with that fix, in a sandbox: it {fix.trial.result}: {fix.trial.detail}. "
+    where = ("\nThe failing values were made on these lines, which no fix changed yet:\n" + "\n".join(suspects)
+             if suspects else "")
+    return (f"I ran the program again with that fix, in a sandbox: it {fix.trial.result}: {fix.trial.detail}.{where}\n"
             "Find what is really wrong and give the final answer as JSON again, with a different fix.")
 
 
