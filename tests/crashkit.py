@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -12,8 +13,40 @@ from pathlib import Path
 from autodbg.debugger.core import PostMortem
 from autodbg.debugger.session import Session
 from autodbg.llm.model import Completion, Model
+from conftest import clean_env, run_py
 
 _counter = itertools.count()
+
+# Installed as the crashed program's excepthook through sitecustomize, like autodbg's own hook.
+TRIAL_HOOK = '''\
+import json, os, sys, threading
+
+def tried(exc):
+    from autodbg.probe.session import ProbedSession
+    fix = json.loads(os.environ["TRIAL_FIX"])
+    session = ProbedSession.of_crash(exc, probes=os.environ.get("TRIAL_PROBES", "1") == "1")
+    trial = session.try_fix(fix["file"], fix["first"], fix["last"], fix["new"], type(exc).__name__)
+    sys.__stdout__.write("TRIAL " + json.dumps(trial.to_json()) + "\\n")
+    sys.__stdout__.flush()
+
+sys.excepthook = lambda t, exc, tb: (sys.__excepthook__(t, exc, tb), tried(exc))
+threading.excepthook = lambda args: (sys.__excepthook__(args.exc_type, args.exc_value, args.exc_traceback),
+                                     tried(args.exc_value))
+'''
+
+
+def try_fix_in_crash(hook_dir: Path, program: Path, argv: list[str], fix: dict, probes: bool = True) -> dict:
+    """Run `python ARGV` in PROGRAM; when it crashes, its excepthook tries FIX {file, first, last,
+    new} in a probe (ProbedSession.try_fix, as the crash hook does). The trial's record."""
+    hook_dir.mkdir(exist_ok=True)
+    (hook_dir / "sitecustomize.py").write_text(TRIAL_HOOK)
+    run = run_py(argv, cwd=program, timeout=60,
+                 env=clean_env(PYTHONPATH=str(hook_dir), TRIAL_FIX=json.dumps(fix), TRIAL_PROBES="1" if probes else "0"))
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" in run.stderr
+    lines = [line for line in run.stdout.splitlines() if line.startswith("TRIAL ")]
+    assert len(lines) == 1, run.stdout + run.stderr
+    return json.loads(lines[0].removeprefix("TRIAL "))
 
 
 def load_program(directory: Path, source: str, stem: str = "prog"):

@@ -4,29 +4,11 @@ in subprocesses; the fix trial runs from their excepthook, as the crash hook's d
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import pytest
 
-from conftest import clean_env, run_py
-
-# Installed as the crashed program's excepthook through sitecustomize, like autodbg's own hook.
-TRIAL_HOOK = '''\
-import json, os, sys, threading
-
-def tried(exc):
-    from autodbg.probe.session import ProbedSession
-    fix = json.loads(os.environ["TRIAL_FIX"])
-    session = ProbedSession.of_crash(exc, probes=os.environ.get("TRIAL_PROBES", "1") == "1")
-    trial = session.try_fix(fix["file"], fix["first"], fix["last"], fix["new"], type(exc).__name__)
-    sys.__stdout__.write("TRIAL " + json.dumps(trial.to_json()) + "\\n")
-    sys.__stdout__.flush()
-
-sys.excepthook = lambda t, exc, tb: (sys.__excepthook__(t, exc, tb), tried(exc))
-threading.excepthook = lambda args: (sys.__excepthook__(args.exc_type, args.exc_value, args.exc_traceback),
-                                     tried(args.exc_value))
-'''
+from crashkit import try_fix_in_crash
 
 CALENDAR = '''\
 from datetime import date, timedelta
@@ -56,21 +38,12 @@ print(occupancy(BOOKINGS, date(2024, 7, 1), date(2024, 7, 7)))
 
 
 def trial(tmp_path, files: dict[str, str], fix: dict, main: str = "prog.py", probes: bool = True) -> dict:
-    hook = tmp_path / "hook"
-    hook.mkdir(exist_ok=True)
-    (hook / "sitecustomize.py").write_text(TRIAL_HOOK)
     program = tmp_path / "program"
     program.mkdir(exist_ok=True)
     for name, text in files.items():
         (program / name).write_text(textwrap.dedent(text))
-    fix = {**fix, "file": str(program / fix.get("file", main))}
-    run = run_py([main], cwd=program, timeout=60,
-                 env=clean_env(PYTHONPATH=str(hook), TRIAL_FIX=json.dumps(fix), TRIAL_PROBES="1" if probes else "0"))
-    assert run.returncode == 1, run.stderr
-    assert "Traceback" in run.stderr
-    lines = [line for line in run.stdout.splitlines() if line.startswith("TRIAL ")]
-    assert len(lines) == 1, run.stdout + run.stderr
-    return json.loads(lines[0].removeprefix("TRIAL "))
+    return try_fix_in_crash(tmp_path / "hook", program, [main], {**fix, "file": str(program / fix.get("file", main))},
+                            probes=probes)
 
 
 def calendar_fix(new: str) -> dict:
@@ -107,7 +80,7 @@ def test_a_fix_that_writes_a_file_is_refused_by_the_sandbox(tmp_path):
     payload = f"    open({str(tmp_path / 'pwned')!r}, 'w').write('x')\n" + RIGHT
     ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(payload))
     assert ran["result"] == "not run"
-    assert ran["detail"].startswith("refused: ") and "open" in ran["detail"]
+    assert ran["detail"].startswith("refused by the sandbox: open(")
     assert not (tmp_path / "pwned").exists()
 
 

@@ -36,6 +36,7 @@ from autodbg.program.target import Program
 from autodbg.records import Diagnosis, Dossier, ExceptionInfo, CrashSite, Result, SourceWindow
 from autodbg.report import SummaryView
 from conftest import clean_env
+from crashkit import try_fix_in_crash
 from leftovers import survivors
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -641,6 +642,38 @@ def test_verifying_a_hostile_fix_has_no_effect_outside_its_copy(tmp_path, fix):
         problems.append(f"the outcome is {len(outcome)} characters")
     if "root:" in outcome:
         problems.append(f"the outcome shows a file outside the program: {outcome!r}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("fix", list(FIXES.values()), ids=list(FIXES))
+def test_trying_a_hostile_fix_on_the_crashed_program_has_no_effect_outside_the_probe(tmp_path, fix):
+    program, sandbox = tmp_path / "prog", tmp_path / "sandbox"
+    program.mkdir()
+    sandbox.mkdir()
+    (program / "fixme.py").write_text(FIXME)
+    (sandbox / "sentinel.txt").write_text("original\n")
+    tcp, udp, port = listeners()
+    checked = check_fix(str(program / "fixme.py"), 5, 5, fix)
+    assert checked.problem is None, checked.problem
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").touch()  # written by try_fix_in_crash, before the program runs
+    before = snapshot(tmp_path)
+    ran = try_fix_in_crash(hook, program, ["fixme.py", str(sandbox), str(port)],
+                           {"file": str(program / "fixme.py"), "first": checked.first, "last": checked.last,
+                            "new": checked.replacement})
+    time.sleep(0.5)  # a process the fix forked or spawned and left behind gets a moment to act
+    problems = []
+    if changed := [c for c in differences(before, snapshot(tmp_path)) if not c.endswith("sitecustomize.py")]:
+        problems.append(f"files changed: {changed}")
+    if any(hits := reached(tcp, udp)):
+        problems.append(f"reached the test's listener: {hits[0]} connections, {hits[1]} datagrams")
+    tcp.close()
+    udp.close()
+    if ran["result"] == "passes" and fix != FIXES["prints a huge line"]:
+        problems.append(f"a refused payload counts as passing: {ran}")
+    if len(ran["detail"]) > 400 or "root:" in ran["detail"]:
+        problems.append(f"the detail shows too much: {ran['detail']!r}")
     assert not problems, "\n".join(problems)
 
 

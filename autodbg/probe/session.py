@@ -124,7 +124,8 @@ class ProbedSession:
             return FixTrial(outcome.value["result"], self.redactor.scrub(outcome.value["detail"]))
         if outcome.status == "timed out":
             return FixTrial("hangs", f"still running after {TRIAL_SECONDS:g} s")
-        return FixTrial("not run", self.redactor.scrub(f"{outcome.status}: {outcome.detail}"))
+        why = outcome.detail if outcome.status == "refused" else f"{outcome.status}: {outcome.detail}"
+        return FixTrial("not run", self.redactor.scrub(why))
 
     def available_commands(self) -> frozenset[str]:
         """What can run now: at a re-run's stop, what runs there (and `done`)."""
