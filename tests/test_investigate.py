@@ -195,6 +195,39 @@ def test_scripted_when_no_fix_passes_the_first_usable_one_stands_and_says_so(unc
     assert "ran: it still fails: ZeroDivisionError" in render_summary(found, dossier)
 
 
+@pytest.mark.parametrize("bad, why", [
+    (answer(root_cause="'}`}\"]}`}' (null) (null) (null) (null)"), "its root cause is not words or code but a run of junk"),
+    (answer(fix="    return scores  '}`}\"]}`}' "), "its fix is not words or code but a run of junk"),
+    (answer(root_cause="ZeroDivisionError: division by zero"), "the root cause only repeats the error message"),
+])
+def test_scripted_an_unreadable_answer_is_asked_again(uncaught_crash, bad, why):
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", bad, answer()])
+    found = investigate(session, dossier, model, later())
+    assert model.calls[-1]["messages"][-1]["content"].startswith(f"That answer is not usable: {why}")
+    assert found.diagnosis.root_cause == "drops the first score" and found.diagnosis.fix.trial.passes
+
+
+def test_scripted_only_junk_gives_no_diagnosis_but_an_echo_is_kept(uncaught_crash):
+    session, dossier = uncaught_crash
+    junk = answer(root_cause="(null) (null) (null) (null) (null)")
+    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [junk] * 3), later())
+    assert found.diagnosis is None
+    echo = answer(root_cause="division by zero")
+    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [echo] * 3), later())
+    assert found.diagnosis.root_cause == "division by zero"
+    assert found.problem.startswith("the root cause only repeats the error message")
+
+
+def test_code_that_repeats_itself_is_not_junk():
+    from autodbg.investigate.answer import junk
+
+    assert not junk("grid = [0, 0, 0, 0, 0, 0]", code=True)
+    assert not junk("print('=' * 20, '==============')", code=True)
+    assert junk("x = 1 (null) (null) (null) (null) (null) (null) (null) (null)", code=True)
+    assert not junk("the total is the sum of the items in the cart", code=False)
+
+
 def test_scripted_old_outputs_are_trimmed_to_fit_the_context(crash, tmp_path):
     session, dossier = crash
     replies = ["Thought: a\nCommand: list 1 15", "Thought: b\nCommand: frame 5", "Thought: c\nCommand: list 1 10",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 from autodbg.debugger.commands import ShownLine
 from autodbg.debugger.core import display_path, source_lines
@@ -70,3 +71,34 @@ def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> 
     elif at_crash and does_nothing(fix.replacement):
         fix.problem = "it deletes the line that crashed, which hides the error: correct the code instead"
     return diagnosis
+
+
+def junk(text: str, *, code: bool) -> bool:
+    """Whether TEXT holds a run of junk tokens: one token again and again (`(null) (null) (null)
+    (null)`; code may repeat more, `[0, 0, 0, 0, 0]`), or a long run of mixed symbols (`'}`}"]}`}'`)."""
+    again = 7 if code else 3
+    if re.search(rf"(\S+)(?:\s+\1){{{again},}}", text):
+        return True
+    return any(len(set(run)) >= 4 for run in re.findall(r"[^\w\s]{10,}", text))
+
+
+FILLER = frozenset("a an the is are was were it this that there because of to in on at error".split())
+
+
+def unreadable(diagnosis: Diagnosis, dossier: Dossier) -> str | None:
+    """Why DIAGNOSIS is not an answer a person can use, or None: runs of junk tokens in its root
+    cause or fix, or a root cause that only repeats the error message."""
+    texts = [("root cause", diagnosis.root_cause)]
+    if diagnosis.fix is not None:
+        texts.append(("fix", diagnosis.fix.replacement))
+    for name, text in texts:
+        if junk(text, code=name == "fix"):
+            return f"its {name} is not words or code but a run of junk"
+    said = set(_words(diagnosis.root_cause)) - FILLER
+    if not said or said <= set(_words(f"{dossier.exception.type} {dossier.exception.message}")):
+        return "the root cause only repeats the error message: say what is wrong in the code and why"
+    return None
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())

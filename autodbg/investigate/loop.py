@@ -11,7 +11,7 @@ from typing import Callable
 
 from autodbg.debugger.commands import COMMANDS, ShownLine
 from autodbg.debugger.grammar import THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, step_grammar
-from autodbg.investigate.answer import make_diagnosis, quotable
+from autodbg.investigate.answer import make_diagnosis, quotable, unreadable
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
@@ -39,6 +39,7 @@ class Budget:
 class Findings:
     transcript: list[Turn] = field(default_factory=list)
     diagnosis: Diagnosis | None = None
+    problem: str | None = None  # why the kept diagnosis is hard to use (investigate.answer.unreadable)
     tokens: Tokens = field(default_factory=Tokens)
     timings: list[float] = field(default_factory=list)  # seconds of each completion
     trials: list[float] = field(default_factory=list)  # seconds of each fix tried in a probe
@@ -218,13 +219,15 @@ class Investigation:
                     raise
                 return  # the retry ran out of time: the answers so far stand
             diagnosis = make_diagnosis(completion.text, self.seen.lines, self.dossier)
-            if diagnosis is not None and diagnosis.fix is not None and diagnosis.fix.usable:
+            problem = unreadable(diagnosis, self.dossier) if diagnosis is not None else None
+            if diagnosis is not None and not problem and diagnosis.fix is not None and diagnosis.fix.usable:
                 self.try_fix(diagnosis)
-            if rank(diagnosis) > rank(self.findings.diagnosis):
-                self.findings.diagnosis = diagnosis
+            if rank(diagnosis, problem) > rank(self.findings.diagnosis, self.findings.problem):
+                self.findings.diagnosis, self.findings.problem = diagnosis, problem
             if diagnosis is not None:
                 tried.add((diagnosis.file, diagnosis.line))
-            retry = retry_request(diagnosis, self.untried_suspects(tried))
+            retry = (f"That answer is not usable: {problem}. Give the final answer as JSON again." if problem
+                     else retry_request(diagnosis, self.untried_suspects(tried)))
             if retry is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
                 return
             self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": retry}]
@@ -261,14 +264,17 @@ class Investigation:
         return completion
 
 
-def rank(diagnosis: Diagnosis | None) -> int:
-    """Which answer to keep: one whose fix ran and passed, then one with a usable fix, then any."""
-    if diagnosis is None:
+def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
+    """Which answer to keep: one whose fix ran and passed, then one with a usable fix, then any
+    readable one; one that only repeats the error message before none; junk never."""
+    if diagnosis is None or (problem is not None and "junk" in problem):
         return 0
+    if problem is not None:
+        return 1
     fix = diagnosis.fix
     if fix is None or not fix.usable:
-        return 1
-    return 3 if fix.trial is not None and fix.trial.passes else 2
+        return 2
+    return 4 if fix.trial is not None and fix.trial.passes else 3
 
 
 def retry_request(diagnosis: Diagnosis | None, suspects: list[str]) -> str | None:
