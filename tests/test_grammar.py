@@ -173,3 +173,52 @@ def test_list_starts_only_at_lines_not_shown_yet():
     assert rule.startswith('"list" " " (("3") | ("7")) ')  # a FIRST line is required, and must be new
     everything = Known(lines=frozenset((here, n) for n in range(1, count + 1)))
     assert "cmd-list" not in step_grammar(live_state(session), known=everything)
+
+
+def in_probe_mode(session: Session):
+    """SESSION's live state as a probe reads it (program code may run there)."""
+    from autodbg.debugger import safe_eval
+
+    safe_eval.set_mode("probe")
+    try:
+        return live_state(session)
+    finally:
+        safe_eval.set_mode("inline")
+
+
+def test_print_may_call_the_programs_functions_only_where_a_probe_runs_it():
+    session = crashed_sessions()[0]
+    inline = step_grammar(live_state(session))
+    assert "program-call" not in inline
+    rules = dict(line.split(" ::= ", 1) for line in step_grammar(in_probe_mode(session)).splitlines())
+    offered = rules["program-call"].split(' "("')[0]
+    assert '"checkout"' in offered and '"total_price"' in offered and '"Order"' in offered
+    assert '"order.items"' not in offered  # a field, not a method
+    assert rules["args"] == 'term (", " term){0,3}'
+    assert rules["expr"].startswith("(call | program-call | ref) ")
+
+
+def test_sampled_program_calls_parse_and_run(tiny_model, tmp_path, monkeypatch):
+    from autodbg.debugger import safe_eval
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    session = crashed_sessions()[0]
+    grammar = step_grammar(in_probe_mode(session), available=frozenset({"print"}))
+    messages = [{"role": "system", "content": "Test a hypothesis by calling a function of the program."},
+                {"role": "user", "content": "Call total_price or checkout with a value. Reply: Thought, Command."}]
+    calls = 0
+    with Engine(tiny_model, threads=free_cores(), n_ctx=2048) as engine:
+        engine.start()
+        for seed in range(12):
+            done = engine.complete(messages, grammar=grammar, max_tokens=STEP_TOKENS, temperature=1.0, seed=seed,
+                                   deadline=time.monotonic() + 120)
+            command_text = command_of(done.text)
+            parse(command_text)
+            calls += "(" in command_text and not command_text.startswith(("print len(", "print type("))
+            safe_eval.set_mode("probe")  # the program's functions here are the test's own, harmless ones
+            try:
+                result = session.execute(command_text)
+            finally:
+                safe_eval.set_mode("inline")
+            assert "not allowed" not in result.output, (command_text, result.output)
+    assert calls >= 3

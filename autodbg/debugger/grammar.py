@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from autodbg.debugger.commands import COMMANDS, Arg, Command, statement_lines
 from autodbg.debugger.session import Session
 from autodbg.debugger.core import display_path, is_user_file
-from autodbg.debugger.safe_eval import SAFE_BUILTINS
+from autodbg.debugger.safe_eval import SAFE_BUILTINS, in_probe
 from autodbg.redact import is_secret_name
 
 THOUGHT_CHARS = 60  # a few words: longer thoughts cost seconds and only restate the evidence
@@ -180,6 +180,7 @@ class LiveState:
     keys: list[str]  # string keys of the frame's dicts
     sources: list[str]  # what `source` can show
     exception_classes: list[str]  # those of SOURCES that only carry an error
+    callables: list[str]  # program functions, classes and methods `print` may call (in a probe only)
     break_lines: list[tuple[str, list[int]]]  # (display file, code lines) for `break FILE:LINE`
     frames: int  # frames in the stack
     current: int  # the current frame
@@ -201,9 +202,11 @@ def live_state(session: Session) -> LiveState:
     """Read SESSION's current state (this touches the program's objects)."""
     d = session.debugger
     sources = source_names(session)
+    exception_classes = [n for n in sources if _is_exception_class(session, n)]
     return LiveState(
         names=frame_names(session), attributes=attribute_names(session), keys=dict_keys(session),
-        sources=sources, exception_classes=[n for n in sources if _is_exception_class(session, n)],
+        sources=sources, exception_classes=exception_classes,
+        callables=[n for n in sources if n not in exception_classes] if in_probe() else [],
         break_lines=break_lines(session), frames=len(d.stack), current=d.curindex,
         exceptions=[i for i, c in enumerate(d.chain) if c.exc.__traceback__ is not None and i != d.exception_index],
         chain=len(d.chain), file_lines=len(d.source_lines()), file=d.current.filename,
@@ -248,8 +251,13 @@ def step_grammar(state: LiveState, known: Known = Known(), available: frozenset[
         rules["index"] = "number | string | name"
         rules["term"] = "ref | number | string"
         rules["call"] = f"({alternatives(literal(c) for c in CALLS if c in SAFE_BUILTINS)}) \"(\" ref \")\""
+        start = "call | ref"
+        if state.callables:  # to test a hypothesis: the program's own code on values at hand
+            rules["program-call"] = f"({alternatives(literal(c) for c in state.callables)}) \"(\" args? \")\""
+            rules["args"] = 'term (", " term){0,3}'
+            start = "call | program-call | ref"
         # An expression starts from something in the frame: a bare literal tells nothing.
-        rules["expr"] = f"call | ref (\" \" ({alternatives(literal(o) for o in BINOPS)}) \" \" term)?"
+        rules["expr"] = f"({start}) (\" \" ({alternatives(literal(o) for o in BINOPS)}) \" \" term)?"
     command_rules = []
     for command in commands:
         if command.name in known.commands or not command.for_model or command.name not in available:

@@ -25,7 +25,8 @@ Thought: <the line or function you suspect, and what the command will show>
 Command: <one command>
 The evidence already shows the stack, the lines that ran and their values: do not ask for them again.
 Most useful: `source` of the function that made a wrong value, `list` of lines you were not shown,
-`print` of a value you were not shown.
+`print` of a value you were not shown. `print` may call the program's functions to test a
+suspicion, e.g. `print parse("1,2")`: it runs in a sandboxed copy of the crashed program.
 Use `done` as soon as you know the root cause.
 When the values that went wrong are gone (a function already returned), and re-running is allowed,
 `break` where they were made, `rerun`, and inspect them there.
