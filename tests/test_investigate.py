@@ -142,9 +142,9 @@ def test_scripted_token_budget(crash):
 def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
     session, dossier = crash
     broken = "    return scores[1:"  # does not compile
-    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * 3)
+    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * 4)
     found = investigate(session, dossier, model, later())
-    assert not model.replies  # asked three times
+    assert not model.replies  # asked four times
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
     assert "does not compile" in retry_prompt
     assert "does not compile" in found.diagnosis.fix.problem
@@ -168,12 +168,26 @@ def test_scripted_a_fix_that_still_fails_when_run_is_answered_again_and_the_pass
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
     assert retry_prompt.startswith("I ran the program again with that fix, in a sandbox: it still fails: "
                                    "ZeroDivisionError: division by zero (app.py:3).\n"
-                                   "The failing values were made on these lines, which no fix changed yet:\n"
-                                   "app.py:2| total = sum(values)\napp.py:7| scores = ")  # not line 8: tried
+                                   "This line made a value the failing line used:\napp.py:2| total = sum(values)\n")
+    # The next answer may name only that line (not line 8 again: its fix was tried).
+    assert '"app.py:2| total = sum(values)' in model.calls[-1]["grammar"] and BUGGY not in model.calls[-1]["grammar"]
     assert found.diagnosis.fix.replacement == "    return scores\n"
     assert found.diagnosis.fix.trial.passes
     assert len(found.trials) == 2
     assert "ran: with this fix the crashed program now runs to the end" in render_summary(found, dossier)
+
+
+def test_scripted_each_suspect_line_is_asked_for_in_turn_until_a_fix_passes(uncaught_crash):
+    session, dossier = uncaught_crash
+    line2, line7 = "app.py:2| total = sum(values)", 'app.py:7| scores = [int(x) for x in text.split(",") if x.strip()]'
+    doubled = '    scores = [int(x) for x in text.split(",") if x.strip()] * 2'
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix="    return scores[2:]"),
+                                  answer("sum is right", line2, line2, None), answer("doubles", line7, line7, doubled)])
+    found = investigate(session, dossier, model, later())
+    asked = [call["messages"][-1]["content"] for call in model.calls[-2:]]
+    assert asked[0].startswith("I ran the program again") and line2 in asked[0]
+    assert asked[1].startswith("This line made a value the failing line used:\n" + line7)  # null: that line is right
+    assert (found.diagnosis.line, found.diagnosis.root_cause) == (7, "doubles") and found.diagnosis.fix.trial.passes
 
 
 def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
@@ -211,10 +225,10 @@ def test_scripted_an_unreadable_answer_is_asked_again(uncaught_crash, bad, why):
 def test_scripted_only_junk_gives_no_diagnosis_but_an_echo_is_kept(uncaught_crash):
     session, dossier = uncaught_crash
     junk = answer(root_cause="(null) (null) (null) (null) (null)")
-    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [junk] * 3), later())
+    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [junk] * 4), later())
     assert found.diagnosis is None
     echo = answer(root_cause="division by zero")
-    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [echo] * 3), later())
+    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [echo] * 4), later())
     assert found.diagnosis.root_cause == "division by zero"
     assert found.problem.startswith("the root cause only repeats the error message")
 

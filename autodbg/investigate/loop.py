@@ -19,8 +19,7 @@ from autodbg.records import Diagnosis, Dossier, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-MAX_ANSWERS = 3  # while time allows: a fix that is unusable or fails when tried is answered again
-RETRY_SUSPECTS = 3  # lines that made the failing values, named when a fix did not pass
+MAX_ANSWERS = 4  # while time allows: the first, then fixes of suspect lines (or of an unusable answer)
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
@@ -199,46 +198,52 @@ class Investigation:
         return True
 
     def answer(self) -> None:
-        """Ask for the final answer; try its fix on the crashed program, in a probe; while time
-        allows, ask again when the fix is not usable or did not pass. The best answer stands."""
+        """Ask for the final answer and try its fix on the crashed program, in a probe. While time
+        allows: ask again when the answer is unusable; when its fix did not pass, ask for a fix of
+        each line that made the failing values (provenance) in turn. The best answer stands."""
         if self.session.rerun is not None:
             self.session.rerun.stop()  # back to the crash: the answer quotes what was shown
         transcript = self.findings.transcript
         if transcript and transcript[-1].command == "done":
             self.messages.append({"role": "assistant", "content": f"Thought: {transcript[-1].thought}\nCommand: done"})
         self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
-        quotes = list(self.seen.lines)
-        grammar = answer_grammar(quotes)
-        tried: set[tuple[str, int]] = set()  # (file, first line) of each answer's fix
+        quotes = list(self.seen.lines)  # what the answer may name: every line shown, or one suspect
+        suspects = self.suspects()
+        outcome = ""  # how the last fix that ran ended, for the next request
         for attempt in range(MAX_ANSWERS):
             started = time.monotonic()
             try:
-                completion = self.ask(grammar, answer_max_chars(quotes), self.budget.deadline, seed=attempt)
+                completion = self.ask(answer_grammar(quotes), answer_max_chars(quotes), self.budget.deadline,
+                                      seed=attempt)
             except EngineError:
                 if attempt == 0:
                     raise
-                return  # the retry ran out of time: the answers so far stand
+                return  # a later answer ran out of time: the answers so far stand
             diagnosis = make_diagnosis(completion.text, self.seen.lines, self.dossier)
             problem = unreadable(diagnosis, self.dossier) if diagnosis is not None else None
             if diagnosis is not None and not problem and diagnosis.fix is not None and diagnosis.fix.usable:
                 self.try_fix(diagnosis)
+                outcome = f"it {diagnosis.fix.trial.result}: {diagnosis.fix.trial.detail}"
             if rank(diagnosis, problem) > rank(self.findings.diagnosis, self.findings.problem):
                 self.findings.diagnosis, self.findings.problem = diagnosis, problem
             if diagnosis is not None:
-                tried.add((diagnosis.file, diagnosis.line))
-            retry = (f"That answer is not usable: {problem}. Give the final answer as JSON again." if problem
-                     else retry_request(diagnosis, self.untried_suspects(tried)))
-            if retry is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
+                suspects = [q for q in suspects if self.seen.lines[q].line != diagnosis.line
+                            or self.seen.lines[q].file != diagnosis.file]
+            request = next_request(diagnosis, problem, outcome, suspects)
+            if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
                 return
-            self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": retry}]
+            text, suspect = request
+            if suspect is not None:
+                suspects.remove(suspect)
+            quotes = [suspect] if suspect is not None else list(self.seen.lines)
+            self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": text}]
 
-    def untried_suspects(self, tried: set[tuple[str, int]]) -> list[str]:
-        """Quotes of the lines that made the failing line's values (provenance, nearest first) that
-        no answer's fix changed yet: where to look when a fix did not pass."""
+    def suspects(self) -> list[str]:
+        """Quotes of the lines that made the failing line's values (provenance, nearest first):
+        where a fix goes when the model's own did not pass."""
         quotes = {(line.file, line.line): quote for quote, line in self.seen.lines.items()}
-        suspects = sorted(self.dossier.origins, key=lambda o: o.depth)
-        return [quotes[(o.file, o.line)] for o in suspects
-                if (o.file, o.line) in quotes and (o.file, o.line) not in tried][:RETRY_SUSPECTS]
+        ordered = sorted(self.dossier.origins, key=lambda o: o.depth)
+        return list(dict.fromkeys(quotes[(o.file, o.line)] for o in ordered if (o.file, o.line) in quotes))
 
     def try_fix(self, diagnosis: Diagnosis) -> None:
         started = time.monotonic()
@@ -277,20 +282,26 @@ def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
     return 4 if fix.trial is not None and fix.trial.passes else 3
 
 
-def retry_request(diagnosis: Diagnosis | None, suspects: list[str]) -> str | None:
-    """What to tell the model when its answer's fix is worth another try; None when it is not.
-    SUSPECTS: quotes of lines that made the failing values, not tried yet."""
-    if diagnosis is None or diagnosis.fix is None:
+def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str,
+                 suspects: list[str]) -> tuple[str, str | None] | None:
+    """What to ask next, and the one suspect line the answer must fix (None: any line shown);
+    None when nothing more is worth asking. OUTCOME: how the last fix that ran ended."""
+    if diagnosis is None:
         return None
+    if problem is not None:
+        return f"That answer is not usable: {problem}. Give the final answer as JSON again.", None
     fix = diagnosis.fix
-    if not fix.usable:
-        return f"That fix is not usable: {fix.problem}. Give the final answer as JSON again."
-    if fix.trial is None or fix.trial.result in ("passes", "not run"):
+    if fix is not None and not fix.usable:
+        return f"That fix is not usable: {fix.problem}. Give the final answer as JSON again.", None
+    if fix is not None and (fix.trial is None or fix.trial.result in ("passes", "not run")):
         return None
-    where = ("\nThe failing values were made on these lines, which no fix changed yet:\n" + "\n".join(suspects)
-             if suspects else "")
-    return (f"I ran the program again with that fix, in a sandbox: it {fix.trial.result}: {fix.trial.detail}.{where}\n"
-            "Find what is really wrong and give the final answer as JSON again, with a different fix.")
+    if not outcome or not suspects:
+        return None  # nothing ran yet (the model gave no fix), or no other line made the failing values
+    suspect = suspects[0]
+    said = f"I ran the program again with that fix, in a sandbox: {outcome}.\n" if fix is not None else ""
+    return (f"{said}This line made a value the failing line used:\n{suspect}\nIf it is wrong, give the final "
+            "answer as JSON with that line as first_line and last_line and its corrected code as new_code; "
+            "if it is right, new_code null."), suspect
 
 
 def investigate(session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
