@@ -3,12 +3,16 @@ of a real program under `autodbg run -i`, and the grammar of real crashed frames
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 
 from autodbg.debugger.grammar import Known, step_grammar
+from autodbg.investigate.loop import Budget, investigate
 from autodbg.probe.session import ProbedSession
 from conftest import clean_env, run_py
-from crashkit import crash, load_program
+from crashkit import ScriptedStandInModel, crash, load_program
 
 VICTIM = '''\
 import sys
@@ -84,7 +88,8 @@ def test_trace_replays_a_call_of_the_failing_line_and_the_frames_own_call(tmp_pa
     out, _ = session(tmp_path, "parse", "trace parse(s)\ntrace check( s )\ntrace nosuch(s)\n"
                                         "trace parse(s.strip())\ntrace\n")
     assert answer(out, "trace parse(s)") == (
-        "line 8: parts = ['1', '2'] · line 9: scores = [1, 2] · line 10: return scores[1:] → [2] · ⇒ returned [2]")
+        "line 8: parts = ['1', '2'] · line 9: scores = [1, 2] · line 10: return scores[1:] → [2] · "
+        "⇒ returned [2]")
     assert answer(out, "trace check( s )") == (  # check's own call, at main's line: parse is traced inside it
         "line 14: assert parse(s) == 3 !! AssertionError · parse line 8: parts = ['1', '2'] · "
         "parse line 9: scores = [1, 2] · parse line 10: return scores[1:] → [2] · ⇒ raised AssertionError")
@@ -180,3 +185,15 @@ def test_no_trace_inline(prog):
     s = ProbedSession.of_crash(crash(prog.check, "1,2"), probes=False)
     assert s.state().calls == [] and "trace" not in s.available_commands()
     assert trace_rule(s) is None
+
+
+def test_the_investigation_offers_a_call_until_it_was_traced(prog):
+    s = ProbedSession.of_crash(crash(prog.check, "1,2"))
+    line = "prog.py:1| x"
+    answer = json.dumps({"root_cause": "x", "first_line": line, "last_line": line, "new_code": None})
+    model = ScriptedStandInModel(["Thought: what parse made\nCommand: trace parse(s)", "Thought: so\nCommand: done",
+                                  answer])
+    found = investigate(s, s.dossier(), model, Budget(deadline=time.monotonic() + 60))
+    assert 'cmd-trace ::= "trace" " " ("parse(s)")' in model.calls[0]["grammar"]
+    assert "cmd-trace" not in model.calls[1]["grammar"]  # its history is known now
+    assert found.transcript[0].output.endswith("⇒ returned [1, 2]") and found.transcript[0].ended == "ok"
