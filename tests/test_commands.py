@@ -647,7 +647,7 @@ def test_other_commands_do_not_end_the_session(prog):
         if command.ends_session:
             continue
         arg = {"count": " 1", "frame": " 0", "exception": " 0", "line": " 1", "expr": " 1", "name": " average",
-               "breakpoint": " average"}
+               "breakpoint": " average", "call": " average(values)"}
         line = command.name + "".join(arg[a.kind] for a in command.args if not a.optional)
         assert not s.execute(line).ends_session, line
     assert {c.name for c in COMMANDS if c.ends_session} == {"quit", "done"}
@@ -688,6 +688,11 @@ def test_why_needs_an_explainer(prog):
     ("locals x", "error: usage: locals"),
     ("done now", "error: usage: done"),
     ("source a b", "error: usage: source NAME"),
+    ("trace", "error: usage: trace CALL"),
+    ("trace parse(s.strip())", "error: CALL must be a call of the current line whose arguments are names and "
+                               "literals, like `parse(s)`, not 'parse(s.strip())'"),
+    ("trace s", "error: CALL must be a call of the current line whose arguments are names and literals, "
+                "like `parse(s)`, not 's'"),
     ("print x\ny", None),
 ])
 def test_parser_errors_are_one_line(prog, line, message):
@@ -705,6 +710,7 @@ def test_parse_returns_command_and_typed_arguments():
     assert parse("  up  ") == (COMMANDS_BY_NAME["up"], [])
     assert parse("print  x + 1 ") == (COMMANDS_BY_NAME["print"], ["x + 1"])
     assert parse("source Config.load") == (COMMANDS_BY_NAME["source"], ["Config.load"])
+    assert parse("trace  self.m( a.b[0],key=-1 )") == (COMMANDS_BY_NAME["trace"], ["self.m(a.b[0], key=-1)"])
     with pytest.raises(CommandError):
         parse("frame")
 

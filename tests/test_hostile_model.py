@@ -262,8 +262,10 @@ COMMANDS = [
     cmd('print parse("7")[0] + len(d)', answers('parse("7")[0] + len(d) = 9')),
     cmd('print cart.add("fig", 4) or cart.total()', answers('cart.add("fig", 4) or cart.total() = 9')),
     cmd("print discount", answers("discount = 0")),
+    cmd("trace cart.total()", answers("line 62: return sum(price for _, price in self.lines) → 5 · ⇒ returned 5")),
     # write files: through the program's functions, file objects, open, pathlib, os, shutil
     cmd('print save("pwned")'),
+    cmd('trace save("pwned")', refuses),  # not a call of the crash's line
     cmd("print cart.save()"),
     cmd('print f.write("pwned")'),
     cmd('print f.writelines(["pwned"])'),

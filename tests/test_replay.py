@@ -194,3 +194,19 @@ def test_replay_call_takes_the_callee_and_arguments_from_a_real_crashed_frame(lo
     assert history.steps[0].assigned == {"digits": "['1', '2']"}
     with pytest.raises(ValueError, match="not a replayable call"):
         replay_call("parse(s.strip())", frame.f_globals, frame.f_locals)
+
+
+def test_a_sessions_redactor_judges_the_names_and_learns_the_secrets_it_saw(load):
+    from autodbg.redact import Redactor
+
+    prog = load("""
+        def unlock(door):
+            pin = "4417-9921-0038"
+            return door + pin
+    """)
+    redactor = Redactor(["pin"])  # the user's own secret word
+    history = replay(prog.unlock, ("front:",), {}, redactor=redactor)
+    assert history.steps[0].assigned == {"pin": "<redacted str, 14 chars>"}
+    assert "4417" in history.result  # the return value's text, as the tracer saw it...
+    assert "4417" not in redactor.scrub(history_text(history))  # ...and scrubbed by the redactor that learned it
+    assert "4417-9921-0038" in redactor.learned

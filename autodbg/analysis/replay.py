@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from autodbg.analysis.provenance import parse_statement
 from autodbg.debugger.core import is_user_file
 from autodbg.debugger.safe_eval import cut, safe_repr
-from autodbg.redact import is_secret_name, redacted
+from autodbg.redact import Redactor, is_secret_name, redacted
 
 TRACE_DEPTH = 1  # the replayed function's own lines, and those of the user functions it calls
 MAX_YIELDS = 50  # items taken from a generator the call returns
@@ -65,12 +65,14 @@ class ReplayCut(BaseException):
 
 
 def replay(function, args: tuple, kwargs: dict, *, max_lines: int = 500, max_iterations_per_line: int = 50,
-           max_value_chars: int = 120) -> ValueHistory:
+           max_value_chars: int = 120, redactor: Redactor | None = None) -> ValueHistory:
     """Call FUNCTION(*ARGS, **KWARGS) under a line tracer. FUNCTION: a Python function, bound
     method, or class (its `__init__` is traced). A returned generator is run for up to
-    MAX_YIELDS items, which are the result. The trace function in force before is restored."""
-    code = _code_of(function)
-    tracer = _Tracer(code, max_lines, max_iterations_per_line, max_value_chars)
+    MAX_YIELDS items, which are the result. The trace function in force before is restored.
+    REDACTOR (a session's): judges which names are secret, and learns the secrets of each traced
+    frame as it returns, so that it can scrub them from the history's text."""
+    code = code_of(function)
+    tracer = _Tracer(code, max_lines, max_iterations_per_line, max_value_chars, redactor)
     result = exception = None
     previous, previous_profile = sys.gettrace(), sys.getprofile()
     sys.settrace(tracer.on_call)
@@ -80,7 +82,7 @@ def replay(function, args: tuple, kwargs: dict, *, max_lines: int = 500, max_ite
     except ReplayCut:
         pass
     except (Exception, SystemExit) as exc:
-        exception = cut(f"{type(exc).__name__}: {_str(exc)}", max_value_chars)
+        exception = cut(_error_text(type(exc), exc), max_value_chars)
     finally:
         sys.setprofile(previous_profile)  # first: the re-arming profile function would trace again
         sys.settrace(previous)
@@ -145,8 +147,11 @@ def history_text(history: ValueHistory, limit_chars: int = 600) -> str:
 # --- the tracer ------------------------------------------------------------------------------
 
 class _Tracer:
-    def __init__(self, code: types.CodeType, max_lines: int, max_iterations: int, max_chars: int):
+    def __init__(self, code: types.CodeType, max_lines: int, max_iterations: int, max_chars: int,
+                 redactor: Redactor | None):
         self.code = code
+        self.redactor = redactor
+        self.is_secret = redactor.is_secret if redactor is not None else is_secret_name
         self.max_lines = max_lines
         self.max_iterations = max_iterations
         self.max_chars = max_chars
@@ -189,10 +194,12 @@ class _Tracer:
         elif event == "exception":
             step = self.current.get(frame)
             if step is not None and frame not in self.raising and arg[0] is not ReplayCut:
-                step.raised = cut(f"{arg[0].__name__}: {_str(arg[1])}", self.max_chars)
+                step.raised = cut(_error_text(arg[0], arg[1]), self.max_chars)
             self.raising.add(frame)
         elif event == "return":
             self._settle(frame)
+            if self.redactor is not None:
+                self.redactor.learn_frame(frame)
             step = self.current.get(frame)
             if step is not None and frame not in self.raising:
                 step.returned = safe_repr(arg, self.max_chars)
@@ -248,14 +255,15 @@ class _Tracer:
         self.values[frame] = now
 
     def _snapshot(self, frame: types.FrameType) -> dict[str, str]:
-        return {name: redacted(value) if is_secret_name(name) else safe_repr(value, self.max_chars)
+        return {name: redacted(value) if self.is_secret(name) else safe_repr(value, self.max_chars)
                 for name, value in list(frame.f_locals.items())
                 if not name.startswith((".", "__"))}
 
 
 # --- helpers ---------------------------------------------------------------------------------
 
-def _code_of(function) -> types.CodeType:
+def code_of(function) -> types.CodeType:
+    """The code replay() traces for FUNCTION; TypeError when it has none (a built-in)."""
     target = function.__dict__.get("__init__") if inspect.isclass(function) else function
     target = getattr(target, "__func__", target)
     code = getattr(target, "__code__", None)
@@ -276,11 +284,13 @@ def _outcome_text(value, limit: int) -> str:
     return safe_repr(value, limit)
 
 
-def _str(exc: BaseException) -> str:
+def _error_text(kind: type, exc: BaseException) -> str:
+    """`ValueError: bad`, or `AssertionError` alone for an exception without a message."""
     try:
-        return str(exc)
+        message = str(exc)
     except Exception:
-        return "<str() failed>"
+        message = "<str() failed>"
+    return f"{kind.__name__}: {message}" if message else kind.__name__
 
 
 def _chain(node: ast.AST) -> bool:

@@ -13,11 +13,17 @@ import inspect
 import os
 import re
 import sys
+import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
+from autodbg.analysis.provenance import statement_text
+from autodbg.analysis.replay import code_of, history_text, replay_call, replayable_calls
 from autodbg.debugger.core import FrameEntry, display_path, is_user_file, source_lines
-from autodbg.debugger.safe_eval import Refused, TimeLimit, can_run_user_code, check_expression, cut, time_limit
+from autodbg.debugger.safe_eval import (
+    Refused, TimeLimit, can_run_user_code, check_expression, cut, in_probe, time_limit,
+)
+from autodbg.probe import sandbox
 
 if TYPE_CHECKING:
     from autodbg.debugger.session import Session
@@ -26,6 +32,9 @@ MAX_LINES = 40
 MAX_CHARS = 3000
 LIST_CONTEXT = 5  # lines each side of the current line for a bare `list`
 FOLD_HEAD, FOLD_TAIL = 4, 12  # frames kept at each end of a tall stack: `where` fits MAX_LINES
+TRACE_LINES = 500  # lines a replay may run before it is stopped (the probe's deadline bounds its time)
+TRACE_CHARS = 1200  # of a replay's history: its start and end are kept, the middle steps left out
+MAX_TRACE_CALLS = 10  # calls of one line `trace` offers
 
 
 class CommandError(Exception):
@@ -38,7 +47,7 @@ class CommandError(Exception):
 class Arg:
     """One argument of a command. KIND decides how it parses and what the grammar allows:
     count (1..), frame, exception, line (numbers valid right now), expr (rest of the line),
-    name (a dotted name)."""
+    name (a dotted name), call (a replayable call, as `replayable_calls` writes it)."""
 
     name: str
     kind: str
@@ -65,7 +74,21 @@ def _parse_arg(arg: Arg, text: str):
         if not _NAME_RE.match(text):
             raise CommandError(f"{arg.name} must be a name like `parse` or `Config.load`, not {text!r}")
         return text
+    if arg.kind == "call":
+        return _parse_call(arg, text)
     return text  # expr: checked by the evaluator
+
+
+def _parse_call(arg: Arg, text: str) -> str:
+    """TEXT as replayable_calls() writes it, when it is one such call (`parse( s )` is `parse(s)`)."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        node = None
+    if isinstance(node, ast.Call) and ast.unparse(node) in replayable_calls(text):
+        return ast.unparse(node)
+    raise CommandError(f"{arg.name} must be a call of the current line whose arguments are names and literals, "
+                       f"like `parse(s)`, not {cut(text, 80)!r}")
 
 
 # --- the table -------------------------------------------------------------------------------
@@ -94,7 +117,8 @@ class Command:
     for_model: bool = True  # offered to the model by the grammar
     ends_session: bool = False
     needs: str = "crash"  # when it can run: crash (always), rerun (autodbg run, re-running allowed),
-    #                       breakpoints (and some set), stop (a re-run stopped at a breakpoint)
+    #                       breakpoints (and some set), stop (a re-run stopped at a breakpoint),
+    #                       probe (it runs the program's code: only in probes, on the crash)
     live: bool = False  # while a re-run is stopped, runs in its live frames instead of the crash's
     resumes: bool = False  # lets a stopped re-run go on
     back_to_crash: bool = False  # ends a re-run's stop first: it is about the crash's exceptions
@@ -115,6 +139,8 @@ class Command:
             return s.rerun is not None and bool(s.rerun.breakpoints)
         if self.needs == "stop":
             return s.live
+        if self.needs == "probe":
+            return s.probes and not s.live
         return True
 
 
@@ -237,6 +263,26 @@ def _exception(s: "Session", index: int) -> str:
     return f"exception {index}: {cut(chained.title, 200)}\n" + s.describe_frame(s.debugger.current)
 
 
+def _trace(s: "Session", call: str) -> str:
+    if not in_probe():  # the program's code would run in the crashed process itself
+        raise CommandError("trace runs the program's code: only in a probe, and there is none here")
+    calls = replayable_here(s)
+    if call not in calls:
+        offered = ", ".join(calls) if calls else "none here"
+        raise CommandError(f"{call} is not a call to replay from this frame; these are: {cut(offered, 200)}")
+    entry = calls[call]
+    refused_before = len(sandbox.refusals)
+    try:
+        history = replay_call(call, entry.frame.f_globals, s.frame_locals(entry), max_lines=TRACE_LINES,
+                              redactor=s.redactor)
+    except Exception as exc:  # evaluating the callee or its arguments failed
+        raise CommandError(f"not replayable: {type(exc).__name__}: {cut(str(exc), 200)}") from None
+    if len(sandbox.refusals) > refused_before:  # even when the program caught it: it ran on differently
+        raise CommandError(f"not replayable: {cut(sandbox.refusals[refused_before], 200)}; a replay may not "
+                           "write files, reach the network or start processes")
+    return history_text(history, TRACE_CHARS)
+
+
 def _help(s) -> str:
     return help_text()
 
@@ -286,6 +332,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("list", (Arg("FIRST", "line", optional=True), Arg("LAST", "line", optional=True)),
             "show source lines of the current file (around the current line by default)", _list, live=True),
     Command("source", (Arg("NAME", "name"),), "show the source of a function or class", _source, live=True),
+    Command("trace", (Arg("CALL", "call"),),
+            "re-run a call of the current line, or the call that made this frame: what each line assigned",
+            _trace, needs="probe", back_to_crash=True, limit=3),
     Command("exceptions", (), "list the chained exceptions; > marks the current one", _exceptions,
             back_to_crash=True, needs_chain=True),
     Command("exception", (Arg("N", "exception"),), "switch to exception N of the chain", _exception,
@@ -325,10 +374,10 @@ def parse(line: str) -> tuple[Command, list]:
     if command is None:
         raise CommandError(f"unknown command {name!r}; try `help`")
     rest = rest.strip()
-    if command.args and command.args[0].kind in ("expr", "breakpoint"):
+    if command.args and command.args[0].kind in ("expr", "breakpoint", "call"):
         if not rest:
             raise CommandError(f"usage: {command.usage}")
-        return command, [rest]
+        return command, [_parse_arg(command.args[0], rest)]
     words = rest.split()
     required = sum(not a.optional for a in command.args)
     if not required <= len(words) <= len(command.args):
@@ -402,6 +451,54 @@ def statement_lines(path: str) -> set[int]:
         return set()
     return {node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt)
             and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def replayable_here(s: "Session") -> dict[str, FrameEntry]:
+    """The calls `trace` can replay from the current frame, each with the frame whose names it
+    takes its callee and arguments from: the calls of the current line to the program's own
+    functions, then, at the caller's line, the call that made the current frame. Nothing at a
+    live stop (its line has not run yet) nor where program code cannot run."""
+    d = s.debugger
+    entry = d.current
+    if d.exception_index < 0 or not in_probe() or not entry.is_user:
+        return {}
+    calls = {call: entry for call, _ in _user_calls(s, entry)}
+    if entry.index > 0:
+        caller = d.stack[entry.index - 1]
+        calls.update({call: caller for call, code in _user_calls(s, caller)
+                      if code is entry.frame.f_code and call not in calls})
+    return dict(list(calls.items())[:MAX_TRACE_CALLS])
+
+
+def _user_calls(s: "Session", entry: FrameEntry) -> list[tuple[str, types.CodeType]]:
+    """The replayable calls of ENTRY's line whose callee is the program's own Python code, with
+    that code; found without running any of the program's code (no property, no __getattr__)."""
+    lines = s.debugger.source_lines(entry)
+    statement = statement_text("\n".join(lines), entry.lineno) if lines else None
+    found = []
+    for call in replayable_calls(statement) if statement else []:
+        code = _callee_code(s, entry, call)
+        if code is not None and is_user_file(code.co_filename):
+            found.append((call, code))
+    return found
+
+
+def _callee_code(s: "Session", entry: FrameEntry, call: str) -> types.CodeType | None:
+    node = ast.parse(call, mode="eval").body.func
+    attributes = []
+    while isinstance(node, ast.Attribute):
+        attributes.append(node.attr)
+        node = node.value
+    scope = {**entry.frame.f_globals, **s.frame_locals(entry)}
+    if node.id not in scope:
+        return None  # a built-in
+    value = scope[node.id]
+    try:
+        for name in reversed(attributes):
+            value = inspect.getattr_static(value, name)
+        return code_of(value)
+    except (AttributeError, TypeError):  # dynamic (a property, __getattr__), or not Python code
+        return None
 
 
 def fold_indexes(total: int, keep: int) -> list[int]:

@@ -4,7 +4,8 @@
 frames, lines) into a `LiveState`, wherever the session's frames are (this process, a re-run).
 From that data, `step_grammar()` accepts one short thought line and then exactly one command
 offered to the model that can run now and shows something it has not seen: frame numbers within
-the stack, expressions rooted in names the current frame has, `list` lines within its file.
+the stack, expressions rooted in names the current frame has, `list` lines within its file,
+`trace` calls that can be replayed from the current frame.
 `answer_grammar()` accepts the final JSON, whose location must be one of the source lines the
 model was shown, quoted as `FILE:N| code`, so it can be neither invented nor off by one.
 """
@@ -15,7 +16,7 @@ import inspect
 import json
 from dataclasses import dataclass
 
-from autodbg.debugger.commands import COMMANDS, Arg, Command, statement_lines
+from autodbg.debugger.commands import COMMANDS, Arg, Command, replayable_here, statement_lines
 from autodbg.debugger.session import Session
 from autodbg.debugger.core import display_path, is_user_file
 from autodbg.debugger.safe_eval import SAFE_BUILTINS, in_probe
@@ -191,6 +192,7 @@ class LiveState:
     exception: int  # the selected exception of the chain (-1: a live stop, no exception)
     on_crash: bool  # the crash's own exception is selected
     stack: list[tuple[str, int, str]]  # (file, line, function) of each frame, outermost first
+    calls: list[str]  # what `trace` can replay from the current frame (none where probes are off)
 
     @classmethod
     def from_json(cls, data: dict) -> "LiveState":
@@ -211,7 +213,7 @@ def live_state(session: Session) -> LiveState:
         exceptions=[i for i, c in enumerate(d.chain) if c.exc.__traceback__ is not None and i != d.exception_index],
         chain=len(d.chain), file_lines=len(d.source_lines()), file=d.current.filename,
         exception=d.exception_index, on_crash=0 <= d.exception_index == d.top_exception,
-        stack=[(e.filename, e.lineno, e.function) for e in d.stack],
+        stack=[(e.filename, e.lineno, e.function) for e in d.stack], calls=list(replayable_here(session)),
     )
 
 
@@ -230,6 +232,7 @@ class Known:
     sources: frozenset[str] = frozenset()  # names whose source was shown
     frames: frozenset[int] = frozenset()  # frames whose lines and locals were shown
     lines: frozenset[tuple[str, int]] = frozenset()  # (file, line) source lines shown
+    traced: frozenset[str] = frozenset()  # calls replayed from the current frame
 
 
 def step_grammar(state: LiveState, known: Known = Known(), available: frozenset[str] | None = None,
@@ -305,6 +308,9 @@ def _arg_rule(arg: Arg, state: LiveState, rules: dict[str, str], known: Known) -
     if arg.kind == "name":
         names = [n for n in state.sources if n not in known.sources]
         return f"({alternatives(literal(n) for n in names)})" if names else None
+    if arg.kind == "call":
+        calls = [c for c in state.calls if c not in known.traced]
+        return f"({alternatives(literal(c) for c in calls)})" if calls else None
     if arg.kind == "breakpoint":
         places = [literal(name) for name in state.sources]
         places += [f"{literal(file + ':')} ({alternatives(literal(str(n)) for n in lines)})"

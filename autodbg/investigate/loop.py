@@ -84,9 +84,11 @@ class Seen:
             return Known(frozenset(exclude - {"done"}))
         if state.on_crash and state.current in self.frames:
             exclude |= {"locals", "args"}  # the dossier showed them
+        here = f"{where}/trace "
+        traced = frozenset(key.removeprefix(here) for key in self.asked if key.startswith(here))
         return Known(frozenset(exclude - {"done"}), frozenset(self.sources),
                      self.frames if state.on_crash else frozenset(),
-                     frozenset((line.file, line.line) for line in self.lines.values()))
+                     frozenset((line.file, line.line) for line in self.lines.values()), traced)
 
 
 def place(session: ProbedSession, state: LiveState) -> str:

@@ -47,6 +47,15 @@ class Refused(PermissionError):
     """What the sandbox raises in a probe for an operation it does not allow; the message names
     the operation, e.g. "refused by the sandbox: open('/tmp/x', 'w')"."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        refusals.append(message)
+
+
+# Every refusal made in this process (a probe), in order: program code that catches one runs on
+# differently than it did outside, and whoever ran that code can still tell (`trace`).
+refusals: list[str] = []
+
 
 @dataclass(frozen=True)
 class Layer:

@@ -144,6 +144,8 @@ class ProbedSession:
     def _unavailable(self, command: Command) -> str:
         if command.needs in ("rerun", "breakpoints") and self.rerun is None:
             return f"`{command.name}` needs `autodbg run` with re-running allowed"
+        if command.needs == "probe" and not self.probes:
+            return f"`{command.name}` runs the program's code: only in a probe, and probes are off here"
         return f"`{command.name}` is not possible now"
 
     # --- probes ----------------------------------------------------------------------------------
@@ -213,7 +215,7 @@ def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | No
         value["dossier"] = build_dossier(session).to_json()
     elif kind == "execute":
         result = session.execute(args["line"])
-        refused = result.output.startswith(("error: refused", "error: Refused"))
+        refused = result.output.startswith(("error: refused", "error: Refused", "error: not replayable: refused"))
         value["result"] = {**asdict(result), "ended": "ok" if result.ok else "refused" if refused else "error"}
     elif kind == "breakpoint":
         try:
