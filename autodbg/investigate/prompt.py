@@ -28,8 +28,9 @@ Most useful: `source` of the function that made a wrong value, `list` of lines y
 `print` of a value you were not shown. `print` may call the program's functions to test a
 suspicion, e.g. `print parse("1,2")`: it runs in a sandboxed copy of the crashed program.
 Use `done` as soon as you know the root cause.
-When the values that went wrong are gone (a function already returned), and re-running is allowed,
-`break` where they were made, `rerun`, and inspect them there.
+When the values that went wrong are gone (a function already returned), `trace CALL` runs that call
+again and shows the value each of its lines made; where re-running is allowed, `break` where they
+were made, `rerun`, and inspect them there.
 Then answer in JSON: root_cause (one or two sentences), first_line and last_line (the lines to change,
 copied exactly from the source you were shown, as FILE:N| code), and new_code: the Python code that
 replaces those lines, with their indentation, or null. new_code is code, never an explanation."""
