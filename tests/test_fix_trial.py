@@ -84,6 +84,15 @@ def test_a_fix_that_writes_a_file_is_refused_by_the_sandbox(tmp_path):
     assert not (tmp_path / "pwned").exists()
 
 
+def test_a_run_that_swallows_a_refusal_is_not_counted_as_passing(tmp_path):
+    payload = (f"    try:\n        open({str(tmp_path / 'log')!r}, 'a').write('x')\n    except OSError:\n        pass\n"
+               + RIGHT)
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(payload))
+    assert ran["result"] == "not run"
+    assert ran["detail"].startswith("it ran on past something the sandbox refused: refused by the sandbox: open(")
+    assert not (tmp_path / "log").exists()
+
+
 def test_a_fix_the_run_never_reaches_is_not_counted_as_passing(tmp_path):
     ran = trial(tmp_path, {"prog.py": CALENDAR}, {"first": 20, "last": 20, "new": "    return 2\n"})
     assert ran == {"result": "still fails", "detail": "IndexError: list assignment index out of range (prog.py:15); "

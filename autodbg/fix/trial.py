@@ -17,6 +17,7 @@ import types
 
 from autodbg.debugger.core import Inspector, display_path, is_user_file
 from autodbg.fix.lines import python_lines, replace_lines
+from autodbg.probe import sandbox
 from autodbg.probe.fork import refusal_in_chain
 from autodbg.records import FixTrial
 
@@ -54,6 +55,7 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
     else:
         _load(file, patched, span, _module_globals(file, debugger))
         run = _call_again(outer.frame)
+    refused_before = len(sandbox.refusals)
     sys.settrace(watch.on_call)
     try:
         run()
@@ -68,6 +70,8 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         sys.settrace(None)
     if not watch.reached:
         return FixTrial("not run", "running it again did not reach the fixed lines")
+    if len(sandbox.refusals) > refused_before:  # the program caught a refusal and went on: not how it runs
+        return FixTrial("not run", f"it ran on past something the sandbox refused: {sandbox.refusals[refused_before]}")
     return FixTrial("passes", "ran: it now runs to the end without an exception")
 
 
