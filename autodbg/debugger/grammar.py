@@ -322,19 +322,20 @@ def _arg_rule(arg: Arg, state: LiveState, rules: dict[str, str], known: Known) -
     raise ValueError(f"no grammar for argument kind {arg.kind}")
 
 
-def answer_max_chars(shown_lines: list[str]) -> int:
+def answer_max_chars(shown_lines: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> int:
     """The longest answer the answer grammar accepts, to size max_tokens so none is cut."""
     longest = max((len(json.dumps(line)) for line in shown_lines), default=0)
-    return ROOT_CAUSE_CHARS + FIX_CHARS + 2 * longest + 80
+    return root_cause_chars + FIX_CHARS + 2 * longest + 80
 
 
-def answer_grammar(shown_lines: list[str]) -> str:
-    """The final answer: JSON naming a first and last line among SHOWN_LINES (`FILE:N| code`)."""
+def answer_grammar(shown_lines: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> str:
+    """The final answer: JSON naming a first and last line among SHOWN_LINES (`FILE:N| code`),
+    with a root cause of at most ROOT_CAUSE_CHARS characters."""
     locations = alternatives(literal(json.dumps(line)) for line in dict.fromkeys(shown_lines))
     return "\n".join([
         'root ::= "{\\"root_cause\\": \\"" text "\\", \\"first_line\\": " loc ", \\"last_line\\": " loc '
         '", \\"new_code\\": " fix "}"',
-        f"text ::= char{{1,{ROOT_CAUSE_CHARS}}}",
+        f"text ::= char{{1,{root_cause_chars}}}",
         '''char ::= [^"\\\\\\n] | "\\\\" ["\\\\nt]''',
         f"loc ::= {locations}",
         f'fix ::= "null" | "\\"" char{{1,{FIX_CHARS}}} "\\""',

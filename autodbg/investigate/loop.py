@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from autodbg.debugger.commands import COMMANDS, ShownLine
-from autodbg.debugger.grammar import THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, step_grammar
+from autodbg.debugger.grammar import (
+    ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, step_grammar,
+)
 from autodbg.investigate.answer import make_diagnosis, quotable, unreadable
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
@@ -20,6 +22,11 @@ from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
 MAX_ANSWERS = 4  # while time allows: the first, then fixes of suspect lines (or of an unusable answer)
+# Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
+# names are among the first three this way, 10 by depth alone): a `return` of a function that
+# already returned, then a changed attribute or an unbound name, then assignments, loop targets last.
+SUSPECT_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "for": 3}
+SUSPECT_ROOT_CAUSE_CHARS = 120  # a suspect's answer: a short why, then the line's code
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
@@ -212,11 +219,12 @@ class Investigation:
         quotes = list(self.seen.lines)  # what the answer may name: every line shown, or one suspect
         suspects = self.suspects()
         outcome = ""  # how the last fix that ran ended, for the next request
+        why_chars = ROOT_CAUSE_CHARS
         for attempt in range(MAX_ANSWERS):
             started = time.monotonic()
             try:
-                completion = self.ask(answer_grammar(quotes), answer_max_chars(quotes), self.budget.deadline,
-                                      seed=attempt)
+                completion = self.ask(answer_grammar(quotes, why_chars), answer_max_chars(quotes, why_chars),
+                                      self.budget.deadline, seed=attempt)
             except EngineError:
                 if attempt == 0:
                     raise
@@ -238,13 +246,14 @@ class Investigation:
             if suspect is not None:
                 suspects.remove(suspect)
             quotes = [suspect] if suspect is not None else list(self.seen.lines)
+            why_chars = SUSPECT_ROOT_CAUSE_CHARS if suspect is not None else ROOT_CAUSE_CHARS
             self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": text}]
 
     def suspects(self) -> list[str]:
-        """Quotes of the lines that made the failing line's values (provenance, nearest first):
+        """Quotes of the lines that made the failing line's values (provenance), likeliest first:
         where a fix goes when the model's own did not pass."""
         quotes = {(line.file, line.line): quote for quote, line in self.seen.lines.items()}
-        ordered = sorted(self.dossier.origins, key=lambda o: o.depth)
+        ordered = sorted(self.dossier.origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth))
         return list(dict.fromkeys(quotes[(o.file, o.line)] for o in ordered if (o.file, o.line) in quotes))
 
     def try_fix(self, diagnosis: Diagnosis) -> None:
