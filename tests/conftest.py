@@ -101,7 +101,7 @@ def hooked(tmp_path):
     return lambda **env: clean_env(PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", **env)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # session: the real servers of a test module are started with it
 def tiny_model() -> Path:
     path = smollm2_path()
     if path is None:

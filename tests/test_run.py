@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+
 from conftest import clean_env, run_py
 
 CRASH = '''\
@@ -100,3 +109,86 @@ def test_interactive_why_with_an_unavailable_model_is_one_line(tmp_path):
                  env=clean_env(AUTODBG_MODEL=str(tmp_path / "missing.gguf")))
     assert "(autodbg) why\nno diagnosis: AUTODBG_MODEL=" in run.stdout and "no such file" in run.stdout
     assert "(autodbg) where" in run.stdout  # the session goes on
+
+
+# --- the prompt on a terminal: readline's line editing and history --------------------------------
+
+PROMPT = "(autodbg) "
+UP, LEFT = "\x1b[A", "\x1b[D"  # what a terminal sends for the arrow keys
+
+
+class Terminal:
+    """A program on a pseudo-terminal (stdin, stdout and stderr), typed into as a person does:
+    wait for its prompt, then type."""
+
+    def __init__(self, args: list[str], *, cwd, env: dict[str, str]) -> None:
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave)
+        os.close(slave)
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def read_until(self, *texts: str, timeout: float = 60) -> str:
+        """What the terminal shows until TEXTS have appeared, in that order (CR LF made LF)."""
+        shown, deadline = "", time.monotonic() + timeout
+        while not self._has(shown, texts):
+            if time.monotonic() > deadline:
+                pytest.fail(f"the terminal never showed {texts}; it showed: {shown[-2000:]!r}")
+            if select.select([self.master], [], [], 1)[0]:
+                try:
+                    data = os.read(self.master, 65536)
+                except OSError:  # EIO: the program has closed the terminal
+                    pytest.fail(f"the program ended before showing {texts}; it showed: {shown[-2000:]!r}")
+                shown += data.decode(errors="replace").replace("\r\n", "\n")
+        return shown
+
+    @staticmethod
+    def _has(shown: str, texts: tuple[str, ...]) -> bool:
+        at = 0
+        for text in texts:
+            at = shown.find(text, at)
+            if at < 0:
+                return False
+            at += len(text)
+        return True
+
+    def close(self) -> int:
+        """The program's exit status; killed if it has not ended (a test that failed at its prompt)."""
+        try:
+            return self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+        finally:
+            os.close(self.master)
+
+
+INTERACTIVE_CRASH = """\
+def main():
+    x = 41
+    total = 0
+    return x / total
+
+main()
+"""
+
+
+def test_the_prompt_on_a_terminal_edits_lines_and_recalls_them(tmp_path):
+    script = write(tmp_path, text=INTERACTIVE_CRASH)
+    terminal = Terminal([sys.executable, "-m", "autodbg", "run", "-i", script], cwd=tmp_path,
+                        env=clean_env(AUTODBG_MODEL="none", TERM="xterm"))
+    try:
+        terminal.read_until(PROMPT)
+        terminal.type("print x + 1\r")
+        assert "x + 1 = 42\n" in terminal.read_until("x + 1 = 42", PROMPT)
+        terminal.type(UP + "\r")  # the line before, from readline's history
+        again = terminal.read_until("x + 1 = 42", PROMPT)
+        assert "x + 1 = 42\n" in again and "unknown command" not in again
+        terminal.type("prnt x" + LEFT * 4 + "i\r")  # back to after "pr", insert the missing "i"
+        edited = terminal.read_until("x = 41", PROMPT)
+        assert "x = 41\n" in edited and "unknown command" not in edited
+        terminal.type("quit\r")
+    finally:
+        status = terminal.close()
+    assert status == 1  # the program's own exit status: ZeroDivisionError

@@ -130,7 +130,10 @@ class RemoteEngine(Model):
         return len(contents) // CHARS_PER_TOKEN + markers
 
     def _llama_server_tokens(self, text: str, deadline: float) -> int:
-        tokens = self._post(f"{self._root_path}/tokenize", {"content": text}, deadline).get("tokens")
+        # add_special: as the completion tokenizes its prompt; /apply-template leaves out the BOS
+        # token of a model that adds one, and /tokenize adds none by default.
+        body = {"content": text, "add_special": True}
+        tokens = self._post(f"{self._root_path}/tokenize", body, deadline).get("tokens")
         return len(tokens) if isinstance(tokens, list) else 0
 
     # --- probe -------------------------------------------------------------------------------
@@ -141,9 +144,10 @@ class RemoteEngine(Model):
         listed = self._get(f"{self._openai_path}/models", deadline).get("data")
         if not isinstance(listed, list):
             raise self._error("its /models reply has no list of models")
-        entry = next((m for m in listed if isinstance(m, dict) and m.get("id") == self.model), None)
+        models = [m for m in listed if isinstance(m, dict)]
+        entry = next((m for m in models if self.model in _names(m)), None)
         if entry is None:
-            served = ", ".join(str(m.get("id")) for m in listed if isinstance(m, dict)) or "none"
+            served = ", ".join(dict.fromkeys(name for m in models for name in _names(m))) or "none"
             raise self._error(f"it does not serve AUTODBG_REMOTE_MODEL={self.model} (it serves: {served})")
         flavour, reported = self._flavour(entry, deadline)
         n_ctx = self.n_ctx_setting or reported or UNREPORTED_CONTEXT
@@ -261,6 +265,12 @@ class RemoteEngine(Model):
 
     def _error(self, problem: str) -> EngineError:
         return EngineError(f"model server {self.base_url}: {problem}")
+
+
+def _names(entry: dict) -> list[str]:
+    """The names a /v1/models entry answers to: its id, and on llama-server its other --alias names."""
+    aliases = entry.get("aliases")
+    return [str(entry.get("id")), *(str(a) for a in aliases)] if isinstance(aliases, list) else [str(entry.get("id"))]
 
 
 def _message(text: str) -> str:
