@@ -142,9 +142,9 @@ def test_scripted_token_budget(crash):
 def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
     session, dossier = crash
     broken = "    return scores[1:"  # does not compile
-    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * 4)
+    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * 3)
     found = investigate(session, dossier, model, later())
-    assert not model.replies  # asked four times
+    assert not model.replies  # asked again for each of the two other lines that made the failing values
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
     assert "does not compile" in retry_prompt
     assert "does not compile" in found.diagnosis.fix.problem

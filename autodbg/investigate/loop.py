@@ -296,20 +296,25 @@ def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
 def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str,
                  suspects: list[str]) -> tuple[str, str | None] | None:
     """What to ask next, and the one suspect line the answer must fix (None: any line shown);
-    None when nothing more is worth asking. OUTCOME: how the last fix that ran ended."""
+    None when nothing more is worth asking. OUTCOME: how the last fix that ran ended. Short of a
+    fix that passed, the suspects are asked for in turn: the model rewrites one given line far
+    better than it finds the line."""
     if diagnosis is None:
         return None
     if problem is not None:
         return f"That answer is not usable: {problem}. Give the final answer as JSON again.", None
     fix = diagnosis.fix
-    if fix is not None and not fix.usable:
-        return f"That fix is not usable: {fix.problem}. Give the final answer as JSON again.", None
-    if fix is not None and (fix.trial is None or fix.trial.result in ("passes", "not run")):
+    if fix is not None and fix.usable and fix.trial is not None and fix.trial.result in ("passes", "not run"):
         return None
-    if not outcome or not suspects:
-        return None  # nothing ran yet (the model gave no fix), or no other line made the failing values
+    if not suspects:
+        return None
+    if fix is None:
+        said = ""  # it found nothing to change there
+    elif not fix.usable:
+        said = f"That fix is not usable: {fix.problem}.\n"
+    else:
+        said = f"I ran the program again with that fix, in a sandbox: {outcome}.\n"
     suspect = suspects[0]
-    said = f"I ran the program again with that fix, in a sandbox: {outcome}.\n" if fix is not None else ""
     return (f"{said}This line made a value the failing line used:\n{suspect}\nIf it is wrong, give the final "
             "answer as JSON with that line as first_line and last_line and its corrected code as new_code; "
             "if it is right, new_code null."), suspect
