@@ -190,6 +190,15 @@ def test_scripted_each_suspect_line_is_asked_for_in_turn_until_a_fix_passes(unca
     assert (found.diagnosis.line, found.diagnosis.root_cause) == (7, "doubles") and found.diagnosis.fix.trial.passes
 
 
+def test_scripted_a_line_the_root_cause_quotes_is_asked_for_first(uncaught_crash):
+    session, dossier = uncaught_crash
+    says = 'the list from `scores = [int(x) for x in text.split(",") if x.strip()]` is too short'
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(says, fix="    return scores[2:]"), answer()])
+    investigate(session, dossier, model, later())
+    asked = model.calls[-1]["messages"][-1]["content"]
+    assert 'This line made a value the failing line used:\napp.py:7| scores = [int(x)' in asked
+
+
 def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
     session, dossier = uncaught_crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(), answer(fix="    return scores[2:]")])

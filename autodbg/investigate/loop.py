@@ -26,6 +26,7 @@ MAX_ANSWERS = 4  # while time allows: the first, then fixes of suspect lines (or
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
 # already returned, then a changed attribute or an unbound name, then assignments, loop targets last.
 SUSPECT_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "for": 3}
+NAMED_CODE_CHARS = 12  # a line of code this long, quoted in a root cause, names that line
 SUSPECT_ROOT_CAUSE_CHARS = 120  # a suspect's answer: a short why, then the line's code
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
@@ -218,6 +219,7 @@ class Investigation:
         self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
         quotes = list(self.seen.lines)  # what the answer may name: every line shown, or one suspect
         suspects = self.suspects()
+        tried: set[tuple[str, int]] = set()  # (file, line) of each answer's fix and each suspect asked for
         outcome = ""  # how the last fix that ran ended, for the next request
         why_chars = ROOT_CAUSE_CHARS
         for attempt in range(MAX_ANSWERS):
@@ -237,14 +239,15 @@ class Investigation:
             if rank(diagnosis, problem) > rank(self.findings.diagnosis, self.findings.problem):
                 self.findings.diagnosis, self.findings.problem = diagnosis, problem
             if diagnosis is not None:
-                suspects = [q for q in suspects if self.seen.lines[q].line != diagnosis.line
-                            or self.seen.lines[q].file != diagnosis.file]
+                tried.add((diagnosis.file, diagnosis.line))
+                suspects = [q for q in named_first(self.seen, diagnosis.root_cause, suspects)
+                            if (self.seen.lines[q].file, self.seen.lines[q].line) not in tried]
             request = next_request(diagnosis, problem, outcome, suspects)
             if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
                 return
             text, suspect = request
             if suspect is not None:
-                suspects.remove(suspect)
+                tried.add((self.seen.lines[suspect].file, self.seen.lines[suspect].line))
             quotes = [suspect] if suspect is not None else list(self.seen.lines)
             why_chars = SUSPECT_ROOT_CAUSE_CHARS if suspect is not None else ROOT_CAUSE_CHARS
             self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": text}]
@@ -291,6 +294,14 @@ def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
     if fix is None or not fix.usable:
         return 2
     return 4 if fix.trial is not None and fix.trial.passes else 3
+
+
+def named_first(seen: Seen, root_cause: str, suspects: list[str]) -> list[str]:
+    """SUSPECTS with the lines whose code the root cause quotes first (a small model often says
+    the right line in words, then quotes another): a shown line it quotes is a suspect too."""
+    named = [quote for quote, line in seen.lines.items()
+             if len(line.code.strip()) >= NAMED_CODE_CHARS and line.code.strip() in root_cause]
+    return list(dict.fromkeys(named + suspects))
 
 
 def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str,
