@@ -16,12 +16,14 @@ import sys
 import types
 
 from autodbg.debugger.core import Inspector, display_path, is_user_file
+from autodbg.debugger.safe_eval import safe_repr
 from autodbg.fix.lines import python_lines, replace_lines
 from autodbg.probe import sandbox
 from autodbg.probe.fork import refusal_in_chain
 from autodbg.records import FixTrial
 
 DETAIL_CHARS = 200
+VALUE_CHARS = 60  # of each value in the fixed function's first call
 
 
 class NotRunnable(Exception):
@@ -65,7 +67,7 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
     except BaseException as exc:  # noqa: BLE001 — how the fixed program fails is the answer
         if refusal_in_chain(exc) is not None:
             raise  # the sandbox stopped it: the probe reports that, not a program failure
-        return _failure(exc, exception_type, watch.reached)
+        return _failure(exc, exception_type, watch)
     finally:
         sys.settrace(None)
     if not watch.reached:
@@ -206,24 +208,43 @@ def _module_globals(file: str, debugger: Inspector | None) -> dict:
 
 
 class FixedCodeWatch:
-    """Whether a function (or the module) holding the fixed lines ran: a `passes` that never
-    reached them says nothing about the fix."""
+    """Whether a function (or the module) holding the fixed lines ran -- a `passes` that never
+    reached them says nothing about the fix -- and what its first call got and gave back, so a
+    fix that did not work can be told with which values (`page_count(total_items=7) returned 0`)."""
 
     def __init__(self, file: str, span: tuple[int, int]) -> None:
         self.file, self.span = file, span
         self.reached = False
+        self.call = ""  # the first call of the fixed function and its outcome
+        self.raised = ""
         self.checked: dict[types.CodeType, bool] = {}
 
     def on_call(self, frame: types.FrameType, event: str, arg):
-        if not self.reached and event == "call":
-            code = frame.f_code
-            holds = self.checked.get(code)
-            if holds is None:
-                holds = self.checked[code] = self._holds(code)
-            if holds:
-                self.reached = True
-                sys.settrace(None)  # nothing more to learn; the rest runs at full speed
-        return None
+        if self.reached or event != "call":
+            return None
+        code = frame.f_code
+        holds = self.checked.get(code)
+        if holds is None:
+            holds = self.checked[code] = self._holds(code)
+        if not holds:
+            return None
+        self.reached = True
+        if code.co_name == "<module>":
+            sys.settrace(None)  # nothing more to learn: the rest runs at full speed
+            return None
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        args = ", ".join(f"{n}={safe_repr(frame.f_locals[n], VALUE_CHARS)}" for n in names if n in frame.f_locals)
+        self.call = f"{code.co_name}({args})"
+        return self.on_return
+
+    def on_return(self, frame: types.FrameType, event: str, arg):
+        if event == "exception":
+            self.raised = arg[0].__name__  # caught inside, or about to leave the call
+        elif event == "return":
+            outcome = f"raised {self.raised}" if arg is None and self.raised else f"returned {safe_repr(arg, VALUE_CHARS)}"
+            self.call += f" {outcome}"
+            sys.settrace(None)  # nothing more to learn: the rest runs at full speed
+        return self.on_return
 
     def _holds(self, code: types.CodeType) -> bool:
         if not (code.co_filename == self.file or _same_file(code.co_filename, self.file)):
@@ -232,12 +253,14 @@ class FixedCodeWatch:
         return any(line is not None and first <= line <= last for _, _, line in code.co_lines())
 
 
-def _failure(exc: BaseException, exception_type: str, reached: bool) -> FixTrial:
+def _failure(exc: BaseException, exception_type: str, watch: FixedCodeWatch) -> FixTrial:
     where = _where(exc.__traceback__)
     text = _describe(exc) + (f" ({where})" if where else "")
-    if type(exc).__name__ == exception_type:
-        return FixTrial("still fails", text if reached else f"{text}; it did not reach the fixed lines")
-    return FixTrial("fails differently", text)
+    if not watch.reached:
+        text += "; it did not reach the fixed lines"
+    elif watch.call:
+        text += f"; with the fix, {watch.call}"
+    return FixTrial("still fails" if type(exc).__name__ == exception_type else "fails differently", text)
 
 
 def _where(tb: types.TracebackType | None) -> str:

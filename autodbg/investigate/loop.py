@@ -242,15 +242,26 @@ class Investigation:
                 tried.add((diagnosis.file, diagnosis.line))
                 suspects = [q for q in named_first(self.seen, diagnosis.root_cause, suspects)
                             if (self.seen.lines[q].file, self.seen.lines[q].line) not in tried]
-            request = next_request(diagnosis, problem, outcome, suspects)
+            again = self.same_lines(diagnosis) if attempt == 0 and failed(diagnosis) else []
+            if again:  # its line is often right, and the values it ran with show what the fix missed
+                request = (f"I ran the program again with that fix, in a sandbox: {outcome}.\nIf that is the "
+                           "line to change, give the final answer as JSON again with a fix that works for those "
+                           "values; if it is not, new_code null."), again
+            else:
+                suspect = next_request(diagnosis, problem, outcome, suspects)
+                request = suspect and (suspect[0], [suspect[1]] if suspect[1] is not None else [])
             if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
                 return
-            text, suspect = request
-            if suspect is not None:
-                tried.add((self.seen.lines[suspect].file, self.seen.lines[suspect].line))
-            quotes = [suspect] if suspect is not None else list(self.seen.lines)
-            why_chars = SUSPECT_ROOT_CAUSE_CHARS if suspect is not None else ROOT_CAUSE_CHARS
+            text, lines = request
+            tried.update((self.seen.lines[q].file, self.seen.lines[q].line) for q in lines)
+            quotes = lines or list(self.seen.lines)
+            why_chars = SUSPECT_ROOT_CAUSE_CHARS if lines else ROOT_CAUSE_CHARS
             self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": text}]
+
+    def same_lines(self, diagnosis: Diagnosis) -> list[str]:
+        """Quotes of the shown lines DIAGNOSIS's fix changes."""
+        return [q for q, line in self.seen.lines.items()
+                if line.file == diagnosis.file and diagnosis.line <= line.line <= diagnosis.line_end]
 
     def suspects(self) -> list[str]:
         """Quotes of the lines that made the failing line's values (provenance), likeliest first:
@@ -294,6 +305,12 @@ def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
     if fix is None or not fix.usable:
         return 2
     return 4 if fix.trial is not None and fix.trial.passes else 3
+
+
+def failed(diagnosis: Diagnosis | None) -> bool:
+    """Whether DIAGNOSIS's fix ran and did not work."""
+    fix = diagnosis.fix if diagnosis is not None else None
+    return fix is not None and fix.trial is not None and fix.trial.result in ("still fails", "fails differently", "hangs")
 
 
 def named_first(seen: Seen, root_cause: str, suspects: list[str]) -> list[str]:

@@ -194,6 +194,7 @@ def trial(open_debugger: Callable[[], Inspector], file: str, first: int, last: i
     """In the probe: the fix tried on the crashed program, as plain data."""
     from autodbg.fix.trial import try_fix
 
+    safe_eval.set_mode("probe")  # values of the fixed call are shown with the probe's reprs
     ran = try_fix(open_debugger(), file, first, last, replacement, exception_type)
     return {"result": ran.result, "detail": Redactor(redact).scrub(ran.detail)}
 
