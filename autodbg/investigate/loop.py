@@ -17,11 +17,11 @@ from autodbg.investigate.answer import make_diagnosis, quotable, unreadable
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
-from autodbg.records import Diagnosis, Dossier, Tokens, Turn
+from autodbg.records import Diagnosis, Dossier, FixTrial, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-MAX_ANSWERS = 4  # while time allows: the first, then fixes of suspect lines (or of an unusable answer)
+MAX_ANSWERS = 3  # while time allows: the first, then its line again or suspect lines (each ~5 s with the 1.5b)
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
 # already returned, then a changed attribute or an unbound name, then assignments, loop targets last.
@@ -221,6 +221,7 @@ class Investigation:
         suspects = self.suspects()
         tried: set[tuple[str, int]] = set()  # (file, line) of each answer's fix and each suspect asked for
         outcome = ""  # how the last fix that ran ended, for the next request
+        trials: dict[tuple, FixTrial] = {}  # each fix tried, so the same one given again is not run again
         why_chars = ROOT_CAUSE_CHARS
         for attempt in range(MAX_ANSWERS):
             started = time.monotonic()
@@ -234,7 +235,7 @@ class Investigation:
             diagnosis = make_diagnosis(completion.text, self.seen.lines, self.dossier)
             problem = unreadable(diagnosis, self.dossier) if diagnosis is not None else None
             if diagnosis is not None and not problem and diagnosis.fix is not None and diagnosis.fix.usable:
-                self.try_fix(diagnosis)
+                self.try_fix(diagnosis, trials)
                 outcome = f"it {diagnosis.fix.trial.result}: {diagnosis.fix.trial.detail}"
             if rank(diagnosis, problem) > rank(self.findings.diagnosis, self.findings.problem):
                 self.findings.diagnosis, self.findings.problem = diagnosis, problem
@@ -270,12 +271,15 @@ class Investigation:
         ordered = sorted(self.dossier.origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth))
         return list(dict.fromkeys(quotes[(o.file, o.line)] for o in ordered if (o.file, o.line) in quotes))
 
-    def try_fix(self, diagnosis: Diagnosis) -> None:
-        started = time.monotonic()
+    def try_fix(self, diagnosis: Diagnosis, trials: dict[tuple, FixTrial]) -> None:
         fix = diagnosis.fix
-        fix.trial = self.session.try_fix(diagnosis.file, fix.first, fix.last, fix.replacement,
-                                         self.dossier.exception.type)
-        self.findings.trials.append(round(time.monotonic() - started, 3))
+        key = (diagnosis.file, fix.first, fix.last, fix.replacement)
+        if key not in trials:
+            started = time.monotonic()
+            trials[key] = self.session.try_fix(diagnosis.file, fix.first, fix.last, fix.replacement,
+                                               self.dossier.exception.type)
+            self.findings.trials.append(round(time.monotonic() - started, 3))
+        fix.trial = trials[key]
 
     def ask(self, grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> Completion:
         started = time.monotonic()
