@@ -21,7 +21,8 @@ from autodbg.records import Diagnosis, Dossier, FixTrial, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-MAX_ANSWERS = 3  # while time allows: the first, then its line again or suspect lines (each ~5 s with the 1.5b)
+MAX_ANSWERS = 2  # the first, then (time allowing) its line again with the values it ran with, or a suspect line
+# (each ~5 s with the 1.5b: with three, the dev corpus's median went from about 17 s to 26.5 s)
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
 # already returned, then a changed attribute or an unbound name, then assignments, loop targets last.
