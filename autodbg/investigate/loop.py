@@ -21,8 +21,8 @@ from autodbg.records import Diagnosis, Dossier, FixTrial, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-MAX_ANSWERS = 2  # the first, then (time allowing) its line again with the values it ran with, or a suspect line
-# (each ~5 s with the 1.5b: with three, the dev corpus's median went from about 17 s to 26.5 s)
+MAX_ANSWERS = 2  # the first, then (time allowing) its line again with the values it ran with, or a suspect
+# line (each answer ~5 s with the 1.5b: with three, the dev corpus's median went from 20.4 s to 26.5 s)
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
 # already returned, then a changed attribute or an unbound name, then assignments, loop targets last.
@@ -209,9 +209,8 @@ class Investigation:
         return True
 
     def answer(self) -> None:
-        """Ask for the final answer and try its fix on the crashed program, in a probe. While time
-        allows: ask again when the answer is unusable; when its fix did not pass, ask for a fix of
-        each line that made the failing values (provenance) in turn. The best answer stands."""
+        """Ask for the final answer and try its fix on the crashed program, in a probe; while time
+        and MAX_ANSWERS allow, ask again (see `next_request`). The best answer stands (`rank`)."""
         if self.session.rerun is not None:
             self.session.rerun.stop()  # back to the crash: the answer quotes what was shown
         transcript = self.findings.transcript
@@ -244,14 +243,8 @@ class Investigation:
                 tried.add((diagnosis.file, diagnosis.line))
                 suspects = [q for q in named_first(self.seen, diagnosis.root_cause, suspects)
                             if (self.seen.lines[q].file, self.seen.lines[q].line) not in tried]
-            again = self.same_lines(diagnosis) if attempt == 0 and failed(diagnosis) else []
-            if again:  # its line is often right, and the values it ran with show what the fix missed
-                request = (f"I ran the program again with that fix, in a sandbox: {outcome}.\nIf that is the "
-                           "line to change, give the final answer as JSON again with a fix that works for those "
-                           "values; if it is not, new_code null."), again
-            else:
-                suspect = next_request(diagnosis, problem, outcome, suspects)
-                request = suspect and (suspect[0], [suspect[1]] if suspect[1] is not None else [])
+            own_lines = self.same_lines(diagnosis) if attempt == 0 and diagnosis is not None else []
+            request = next_request(diagnosis, problem, outcome, own_lines, suspects)
             if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
                 return
             text, lines = request
@@ -326,31 +319,34 @@ def named_first(seen: Seen, root_cause: str, suspects: list[str]) -> list[str]:
     return list(dict.fromkeys(named + suspects))
 
 
-def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str,
-                 suspects: list[str]) -> tuple[str, str | None] | None:
-    """What to ask next, and the one suspect line the answer must fix (None: any line shown);
-    None when nothing more is worth asking. OUTCOME: how the last fix that ran ended. Short of a
-    fix that passed, the suspects are asked for in turn: the model rewrites one given line far
-    better than it finds the line."""
+def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str, own_lines: list[str],
+                 suspects: list[str]) -> tuple[str, list[str]] | None:
+    """What to ask next, and the lines the answer may name ([]: any line shown); None when nothing
+    more is worth asking. OUTCOME: how the last fix that ran ended; OWN_LINES: the lines the answer's
+    fix changed, when they may be tried again; SUSPECTS: lines that made the failing values."""
     if diagnosis is None:
         return None
     if problem is not None:
-        return f"That answer is not usable: {problem}. Give the final answer as JSON again.", None
+        return f"That answer is not usable: {problem}. Give the final answer as JSON again.", []
     fix = diagnosis.fix
     if fix is not None and fix.usable and fix.trial is not None and fix.trial.result in ("passes", "not run"):
         return None
+    if failed(diagnosis) and own_lines:  # its line is often right: the values it ran with show what it missed
+        return (f"I ran the program again with that fix, in a sandbox: {outcome}.\nIf that is the line to change, "
+                "give the final answer as JSON again with a fix that works for those values; if it is not, "
+                "new_code null."), own_lines
     if not suspects:
         return None
+    # Short of a fix that ran, a suspect line: the model rewrites a given line far better than it finds it.
     if fix is None:
         said = ""  # it found nothing to change there
     elif not fix.usable:
         said = f"That fix is not usable: {fix.problem}.\n"
     else:
         said = f"I ran the program again with that fix, in a sandbox: {outcome}.\n"
-    suspect = suspects[0]
-    return (f"{said}This line made a value the failing line used:\n{suspect}\nIf it is wrong, give the final "
+    return (f"{said}This line made a value the failing line used:\n{suspects[0]}\nIf it is wrong, give the final "
             "answer as JSON with that line as first_line and last_line and its corrected code as new_code; "
-            "if it is right, new_code null."), suspect
+            "if it is right, new_code null."), [suspects[0]]
 
 
 def investigate(session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
