@@ -36,7 +36,6 @@ GRAMMAR_CHECK = 'root ::= "autodbg-ok"'  # a server that applies grammars can on
 UNREPORTED_CONTEXT = 2048  # llama_cpp.server's default --n_ctx; what we assume when nothing says
 MESSAGE_MARKERS = 8  # tokens a chat template adds around one message (ChatML: 5), rounded up
 CHARS_PER_TOKEN = 3  # for servers that count nothing: code and English run 3-4 characters a token
-SHOWN_BODY = 4000  # characters of each request body AUTODBG_VERBOSE prints
 # As the local sampler (autodbg/llm/sampling.py, not imported: it loads llama_cpp).
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
 
@@ -200,7 +199,7 @@ class RemoteEngine(Model):
         for a 404 when MISSING_OK (an endpoint this kind of server does not have)."""
         data = None if body is None else json.dumps(body).encode()
         if self.verbose:
-            shown = "" if data is None else " " + _cut(data.decode(), SHOWN_BODY)
+            shown = "" if data is None else " " + data.decode()  # whole: what leaves the machine, exactly
             print(f"autodbg: sent to the model server: {method} {self._url(path)}{shown}", file=sys.stderr)
         headers = {"Accept": "application/json"}
         if data is not None:
