@@ -618,28 +618,42 @@ FIXES = {
 }
 
 
-@pytest.mark.parametrize("fix", list(FIXES.values()), ids=list(FIXES))
-def test_verifying_a_hostile_fix_has_no_effect_outside_its_copy(tmp_path, fix):
+def hostile_fix_setup(tmp_path: Path, fix: str):
+    """The program a hostile FIX is written for, a sandbox folder its payload aims at, and the
+    listeners it may try to reach: (program folder, sandbox folder, checked fix, tcp, udp, port)."""
     program, sandbox = tmp_path / "prog", tmp_path / "sandbox"
     program.mkdir()
     sandbox.mkdir()
     (program / "fixme.py").write_text(FIXME)
     (sandbox / "sentinel.txt").write_text("original\n")
     tcp, udp, port = listeners()
-    before = snapshot(tmp_path)
     checked = check_fix(str(program / "fixme.py"), 5, 5, fix)
     assert checked.problem is None, checked.problem
-    _, outcome = verify_fix(Program(None, [str(program / "fixme.py"), str(sandbox), str(port)], str(program)),
-                            str(program / "fixme.py"), checked.first, checked.last, checked.replacement,
-                            "ZeroDivisionError", 20)
+    return program, sandbox, checked, tcp, udp, port
+
+
+def effects(before: dict, tmp_path: Path, tcp, udp, ignored: str = "") -> list[str]:
+    """What a hostile fix did outside its confinement: files changed under TMP_PATH (but those
+    ending in IGNORED), and datagrams or connections to the listeners (which it closes)."""
     time.sleep(0.5)  # a process the fix forked or spawned and left behind gets a moment to act
     problems = []
-    if changed := differences(before, snapshot(tmp_path)):
-        problems.append(f"files changed outside the copy: {changed}")
+    if changed := [c for c in differences(before, snapshot(tmp_path)) if not (ignored and c.endswith(ignored))]:
+        problems.append(f"files changed outside the confinement: {changed}")
     if any(hits := reached(tcp, udp)):
         problems.append(f"reached the test's listener: {hits[0]} connections, {hits[1]} datagrams")
     tcp.close()
     udp.close()
+    return problems
+
+
+@pytest.mark.parametrize("fix", list(FIXES.values()), ids=list(FIXES))
+def test_verifying_a_hostile_fix_has_no_effect_outside_its_copy(tmp_path, fix):
+    program, sandbox, checked, tcp, udp, port = hostile_fix_setup(tmp_path, fix)
+    before = snapshot(tmp_path)
+    _, outcome = verify_fix(Program(None, [str(program / "fixme.py"), str(sandbox), str(port)], str(program)),
+                            str(program / "fixme.py"), checked.first, checked.last, checked.replacement,
+                            "ZeroDivisionError", 20)
+    problems = effects(before, tmp_path, tcp, udp)
     if len(outcome) > 400:
         problems.append(f"the outcome is {len(outcome)} characters")
     if "root:" in outcome:
@@ -649,14 +663,7 @@ def test_verifying_a_hostile_fix_has_no_effect_outside_its_copy(tmp_path, fix):
 
 @pytest.mark.parametrize("fix", list(FIXES.values()), ids=list(FIXES))
 def test_trying_a_hostile_fix_on_the_crashed_program_has_no_effect_outside_the_probe(tmp_path, fix):
-    program, sandbox = tmp_path / "prog", tmp_path / "sandbox"
-    program.mkdir()
-    sandbox.mkdir()
-    (program / "fixme.py").write_text(FIXME)
-    (sandbox / "sentinel.txt").write_text("original\n")
-    tcp, udp, port = listeners()
-    checked = check_fix(str(program / "fixme.py"), 5, 5, fix)
-    assert checked.problem is None, checked.problem
+    program, sandbox, checked, tcp, udp, port = hostile_fix_setup(tmp_path, fix)
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").touch()  # written by try_fix_in_crash, before the program runs
@@ -664,14 +671,7 @@ def test_trying_a_hostile_fix_on_the_crashed_program_has_no_effect_outside_the_p
     ran = try_fix_in_crash(hook, program, ["fixme.py", str(sandbox), str(port)],
                            {"file": str(program / "fixme.py"), "first": checked.first, "last": checked.last,
                             "new": checked.replacement})
-    time.sleep(0.5)  # a process the fix forked or spawned and left behind gets a moment to act
-    problems = []
-    if changed := [c for c in differences(before, snapshot(tmp_path)) if not c.endswith("sitecustomize.py")]:
-        problems.append(f"files changed: {changed}")
-    if any(hits := reached(tcp, udp)):
-        problems.append(f"reached the test's listener: {hits[0]} connections, {hits[1]} datagrams")
-    tcp.close()
-    udp.close()
+    problems = effects(before, tmp_path, tcp, udp, ignored="sitecustomize.py")
     if ran["result"] == "passes" and fix != FIXES["prints a huge line"]:
         problems.append(f"a refused payload counts as passing: {ran}")
     if len(ran["detail"]) > 400 or "root:" in ran["detail"]:
