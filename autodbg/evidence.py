@@ -17,12 +17,14 @@ import sys
 import types
 
 from autodbg.analysis import backtrack
-from autodbg.debugger.commands import CommandError
+from autodbg.analysis.replay import history_text
+from autodbg.debugger.commands import CommandError, replay_here, replayable_here
 from autodbg.debugger.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
 from autodbg.debugger.session import Session
 from autodbg.records import (
-    CalledFunction, ChainLink, CrashSite, Dossier, ExceptionInfo, FrameEvidence, LineValue, SourceWindow, ValueOrigin,
+    CalledFunction, ChainLink, CrashSite, Dossier, ExceptionInfo, FrameEvidence, LineValue, Replay, SourceWindow,
+    ValueOrigin,
 )
 
 MAX_FRAMES = 6  # user frames described in detail; the rest are counted
@@ -30,6 +32,8 @@ CRASH_CONTEXT = 6  # source lines each side of the crash line
 CALLER_CONTEXT = 2
 MAX_LOCALS = 20
 MAX_CALLED_SOURCE = 40  # lines of a called function's source
+MAX_REPLAYS = 2  # calls of the crash line replayed for the evidence
+REPLAY_CHARS = 700  # of one replay's history: about 250 tokens the model reads
 MAX_ORIGINS = 10  # lines the values came from: on the dev corpus, 10 name as many root causes as 20
 # Origins that tell nothing a reader (or a model) could act on: an import, a `def` or `class` line,
 # a parameter (its caller's argument is what tells), a name the function binds elsewhere.
@@ -83,6 +87,38 @@ def value_origins(user: list[FrameEntry], session: Session) -> list[ValueOrigin]
         if len(origins) == MAX_ORIGINS:
             break
     return origins
+
+
+def crash_line_replays(session: Session) -> list[Replay]:
+    """The calls the crash line made to the program's functions, which returned before it failed
+    (`assert parse(s) == 3`), run again under the line tracer: what their lines made is what the
+    frames no longer show. Runs program code: only in a probe, and in a probe of its own, so a
+    replay that hangs costs the replays, not the evidence. A call that cannot be replayed (the
+    sandbox refused what it did) is left out."""
+    d = session.debugger
+    user = [e for e in d.stack if e.is_user]
+    if not user:
+        return []
+    entry = user[-1]
+    d.select_frame(entry.index)
+    replays = []
+    for call, made_from in replayable_here(session).items():
+        if made_from is not entry:
+            continue  # the call that made the crash frame: that frame is still there to read
+        try:
+            history = replay_here(session, call)
+        except CommandError:
+            continue
+        if not history.steps:
+            continue
+        top = [step for step in history.steps if step.function == history.function and (step.assigned or step.returned)]
+        lines = list(dict.fromkeys(step.line for step in reversed(top)))
+        scrub = session.redactor.scrub
+        replays.append(Replay(scrub(call), history.steps[0].file, history.function,
+                              scrub(history_text(history, REPLAY_CHARS)), lines))
+        if len(replays) == MAX_REPLAYS:
+            break
+    return replays
 
 
 def traceback_dossier(debugger: Inspector, note: str) -> Dossier:

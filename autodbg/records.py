@@ -129,6 +129,17 @@ class ValueOrigin(Record):
 
 
 @dataclass
+class Replay(Record):
+    """A call the failing line made, whose frame is gone, run again in a probe under a line tracer
+    (autodbg.analysis.replay): what each of its lines assigned and returned."""
+    call: str  # as the failing line writes it
+    file: str  # the called function's
+    function: str
+    history: str  # one line: "line 6: scores = [42] · line 7: return scores[1:] → [] · ⇒ returned []"
+    lines: list[int]  # the function's own lines that assigned or returned, the last to run first
+
+
+@dataclass
 class Dossier(Record):
     exception: ExceptionInfo
     chain: list[ChainLink]
@@ -138,6 +149,7 @@ class Dossier(Record):
     library_frames: int
     assertion: bool  # the crash is a failing assert: the assert is the specification
     origins: list[ValueOrigin] = field(default_factory=list)
+    replays: list[Replay] = field(default_factory=list)  # only where probes run
 
 
 # --- the investigation -------------------------------------------------------------------------

@@ -57,6 +57,11 @@ class EvidenceView:
             yield Text("where the values came from (read from the source, no model):", style="bold")
             for origin in d.origins:
                 yield Text.assemble("  ", (origin.via, "cyan"), f" ← {origin.display_file}:{origin.line}: ", origin.code)
+        if d.replays:
+            yield Text("")
+            yield Text("what the failing line's calls did (run again in a sandboxed copy, no model):", style="bold")
+            for replay in d.replays:
+                yield Text.assemble("  ", (replay.call, "cyan"), ": ", replay.history)
         folded = []
         if d.folded_user_frames:
             folded.append(f"{d.folded_user_frames} more user frames")

@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from autodbg.probe.session import ProbedSession
-from autodbg.investigate.loop import Budget, investigate
+from autodbg.investigate.loop import MAX_ANSWERS, Budget, investigate
 from autodbg.investigate.loop import TRIMMED, frames_shown
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
@@ -142,7 +142,7 @@ def test_scripted_token_budget(crash):
 def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
     session, dossier = crash
     broken = "    return scores[1:"  # does not compile
-    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * 2)
+    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * MAX_ANSWERS)
     found = investigate(session, dossier, model, later())
     assert not model.replies  # asked again, for a line that made the failing values
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
@@ -201,7 +201,7 @@ def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
 
 def test_scripted_when_no_fix_passes_the_first_usable_one_stands_and_says_so(uncaught_crash):
     session, dossier = uncaught_crash
-    failing = [answer(fix="    return scores[2:]"), answer(fix="    return scores[3:]")]
+    failing = [answer(fix="    return scores[2:]"), answer(fix="    return scores[3:]"), answer(fix="    return scores[4:]")]
     model = ScriptedStandInModel(["Thought: x\nCommand: done"] + failing)
     found = investigate(session, dossier, model, later())
     assert not model.replies
@@ -413,6 +413,19 @@ def test_scripted_fix_that_rewrites_the_failing_assertion_is_refused(tmp_path, m
     model = ScriptedStandInModel(["Thought: x\nCommand: done", cheat, honest])
     found = investigate(session, dossier, model, later())
     assert "failing assertion, which is the specification" in model.calls[-1]["messages"][-1]["content"]
+    assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
+
+
+def test_scripted_fix_that_stops_running_the_failing_assertion_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    session, dossier = crashed_session(tmp_path, "t.py", ASSERTING)
+    cheat = json.dumps({"root_cause": "the test is wrong", "first_line": "t.py:9| test_double()",
+                        "last_line": "t.py:9| test_double()", "new_code": "print('ok')"})
+    honest = json.dumps({"root_cause": "adds instead of multiplying", "first_line": "t.py:2| return x + 2",
+                         "last_line": "t.py:2| return x + 2", "new_code": "    return x * 2"})
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", cheat, honest])
+    found = investigate(session, dossier, model, later())
+    assert "changes a line that runs the failing assertion" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
 
 

@@ -14,7 +14,7 @@ from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FixTrial, FrameEvidence, LineValue,
-    ModelInfo, Probe, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
+    ModelInfo, Probe, Replay, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
 from crashkit import ScriptedStandInModel
@@ -83,7 +83,8 @@ def a_full_result() -> Result:
     dossier = Dossier(ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"),
                       [ChainLink(0, "ZeroDivisionError: division by zero", "raised")],
                       CrashSite("/p/app.py", 3, "main"), [frame], 0, 0, False,
-                      [ValueOrigin("n", "assign", "/p/app.py", "app.py", 1, "n = 0", 0)])
+                      [ValueOrigin("n", "assign", "/p/app.py", "app.py", 1, "n = 0", 0)],
+                      [Replay("f()", "/p/app.py", "f", "line 5: pass · ⇒ returned None", [5])])
     fix = Fix("n = 1", "diff", True, True, None, 1, 1, verified=True, outcome="verified",
               trial=FixTrial("passes", "ran"))
     diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
@@ -137,6 +138,7 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(dossier["chain"][0]) == schema["chain"]
     assert set(dossier["crash_site"]) == schema["crash_site"]
     assert set(dossier["origins"][0]) == schema["origins"]
+    assert set(dossier["replays"][0]) == schema["replays"]
     assert set(dossier["frames"][0]) == schema["frames"]
     assert set(dossier["frames"][0]["source"]) == schema["source"]
     assert set(dossier["frames"][0]["line_values"][0]) == schema["line_values"]

@@ -18,7 +18,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from autodbg.investigate.loop import Seen
+from autodbg.investigate.loop import MAX_ANSWERS, Seen
 from autodbg.pipeline import new_result, run_investigation
 from autodbg.probe.session import ProbedSession
 from autodbg.redact import MIN_PIECE
@@ -262,7 +262,7 @@ def test_no_secret_piece_through_extraction_commands(victim_session):
     crash_line = next(k for k in Seen(session.state(), dossier).lines if k.startswith("victim.py:") and "raise PermissionError" in k)
     answer = json.dumps({"root_cause": f"the token {S['refresh_token']} was rejected (pw {S['pw']})",
                          "first_line": crash_line, "last_line": crash_line, "new_code": None})
-    model = ScriptedStandInModel([f"Thought: look\nCommand: {c}" for c in commands] + ["Thought: done\nCommand: done", answer, answer],
+    model = ScriptedStandInModel([f"Thought: look\nCommand: {c}" for c in commands] + ["Thought: done\nCommand: done"] + [answer] * MAX_ANSWERS,
                                  context=10_000_000)
     settings = load_settings({"AUTODBG_TURNS": str(len(commands) + 1), "AUTODBG_TIMEOUT": "600"})
     result = new_result(session, None)

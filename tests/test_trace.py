@@ -68,8 +68,12 @@ main(MODE)
 '''
 
 
+REPLAYED = "what the failing line's calls did (run again in a sandboxed copy, no model):"
+
+
 def session(tmp_path, mode: str, commands: str, **env) -> tuple[str, str]:
-    """What `autodbg run -i` printed for COMMANDS on the crash of MODE, and the mark file's text."""
+    """What `autodbg run -i` printed for COMMANDS on the crash of MODE (the evidence on stderr, then
+    stdout), and the mark file's text."""
     (tmp_path / "victim.py").write_text(VICTIM)
     mark = tmp_path / "mark"
     run = run_py(["-m", "autodbg", "run", "-i", "--no-rerun", "victim.py", mode, str(mark)], cwd=tmp_path,
@@ -77,7 +81,7 @@ def session(tmp_path, mode: str, commands: str, **env) -> tuple[str, str]:
     assert run.returncode == 1, run.stderr
     assert "AssertionError" in run.stderr.split("autodbg · evidence")[0]
     assert answer(run.stdout, "print 1 + 1") == "1 + 1 = 2"  # the session goes on after each trace
-    return run.stdout, mark.read_text() if mark.exists() else ""
+    return run.stderr + run.stdout, mark.read_text() if mark.exists() else ""
 
 
 def answer(out: str, command: str) -> str:
@@ -99,6 +103,8 @@ def test_trace_replays_a_call_of_the_failing_line_and_the_frames_own_call(tmp_pa
         "error: CALL must be a call of the current line whose arguments are names and literals, "
         "like `parse(s)`, not 'parse(s.strip())'")
     assert answer(out, "trace") == "error: usage: trace CALL"
+    # and for the evidence, before the session started:
+    assert f"{REPLAYED}\n  parse(s): line 8: parts = ['1', '2'] · line 9: scores = [1, 2]" in out
 
 
 def test_a_replay_that_writes_a_file_is_not_replayable_and_writes_nothing(tmp_path):
@@ -106,7 +112,8 @@ def test_a_replay_that_writes_a_file_is_not_replayable_and_writes_nothing(tmp_pa
     assert answer(out, "trace log(s)") == (
         f"error: not replayable: refused by the sandbox: open('{tmp_path / 'mark'}', 'a'); "
         "a replay may not write files, reach the network or start processes")
-    assert mark == "1+2"  # the crash's own write, once
+    assert mark == "1+2"  # the crash's own write, once: not the evidence's replay either
+    assert REPLAYED not in out
 
 
 def test_an_endless_replay_is_stopped_at_the_line_limit(tmp_path):
@@ -118,19 +125,22 @@ def test_an_endless_replay_is_stopped_at_the_line_limit(tmp_path):
 def test_a_replay_that_sleeps_forever_is_killed_at_the_deadline(tmp_path):
     out, _ = session(tmp_path, "nap", "trace wait_for(job, 0.5)\n")
     assert answer(out, "trace wait_for(job, 0.5)") == "error: timed out after 3.0 s"
+    assert REPLAYED not in out and "job = {'runs': 1}" in out  # the evidence's replay timed out, its values stand
 
 
 def test_a_replays_secrets_are_redacted(tmp_path):
     out, _ = session(tmp_path, "secret", "trace login(s)\n")
     history = answer(out, "trace login(s)")
     assert history.startswith("line 31: password = <redacted str, 28 chars> · line 32:"), history
-    assert "correct" not in history and "staple" not in history
+    assert "correct" not in out and "staple" not in out  # the evidence's replay too
+    assert f"{REPLAYED}\n  login(s): line 31: password = <redacted str, 28 chars>" in out
 
 
 def test_not_offered_nor_run_where_probes_are_off(tmp_path):
     out, _ = session(tmp_path, "parse", "trace parse(s)\n", AUTODBG_PROBE="0")
     assert answer(out, "trace parse(s)") == (
         "error: `trace` runs the program's code: only in a probe, and probes are off here")
+    assert REPLAYED not in out
 
 
 # --- the grammar offers exactly the calls there are ------------------------------------------------
@@ -187,13 +197,27 @@ def test_no_trace_inline(prog):
     assert trace_rule(s) is None
 
 
-def test_the_investigation_offers_a_call_until_it_was_traced(prog):
+def test_the_evidence_replays_the_failing_lines_calls_and_the_grammar_no_longer_offers_them(prog):
     s = ProbedSession.of_crash(crash(prog.check, "1,2"))
+    dossier = s.dossier()
+    assert [(r.call, r.function, r.lines) for r in dossier.replays] == [("parse(s)", "parse", [2])]
+    assert dossier.replays[0].history == "line 2: return [int(x) for x in s.split(\",\")] → [1, 2] · ⇒ returned [1, 2]"
     line = "prog.py:1| x"
     answer = json.dumps({"root_cause": "x", "first_line": line, "last_line": line, "new_code": None})
-    model = ScriptedStandInModel(["Thought: what parse made\nCommand: trace parse(s)", "Thought: so\nCommand: done",
+    model = ScriptedStandInModel(["Thought: so\nCommand: done", answer])
+    investigate(s, dossier, model, Budget(deadline=time.monotonic() + 60))
+    assert "parse(s) run again, what its lines made: line 2: return" in model.calls[0]["messages"][1]["content"]
+    assert "cmd-trace" not in model.calls[0]["grammar"]  # its history is known
+
+
+def test_the_investigation_offers_a_call_until_it_was_traced(prog):
+    s = ProbedSession.of_crash(crash(prog.main))
+    assert s.execute("frame 1").ok  # main: `return pick(parse("1,2"))`, not replayed for the evidence
+    line = "prog.py:1| x"
+    answer = json.dumps({"root_cause": "x", "first_line": line, "last_line": line, "new_code": None})
+    model = ScriptedStandInModel(["Thought: what parse made\nCommand: trace parse('1,2')", "Thought: so\nCommand: done",
                                   answer])
     found = investigate(s, s.dossier(), model, Budget(deadline=time.monotonic() + 60))
-    assert 'cmd-trace ::= "trace" " " ("parse(s)")' in model.calls[0]["grammar"]
+    assert 'cmd-trace ::= "trace" " " ("parse(\'1,2\')")' in model.calls[0]["grammar"]
     assert "cmd-trace" not in model.calls[1]["grammar"]  # its history is known now
     assert found.transcript[0].output.endswith("⇒ returned [1, 2]") and found.transcript[0].ended == "ok"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from autodbg.analysis.provenance import statement_text
-from autodbg.analysis.replay import code_of, history_text, replay_call, replayable_calls
+from autodbg.analysis.replay import ValueHistory, code_of, history_text, replay_call, replayable_calls
 from autodbg.debugger.core import FrameEntry, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import (
     Refused, TimeLimit, can_run_user_code, check_expression, cut, in_probe, time_limit,
@@ -264,6 +264,12 @@ def _exception(s: "Session", index: int) -> str:
 
 
 def _trace(s: "Session", call: str) -> str:
+    return history_text(replay_here(s, call), TRACE_CHARS)
+
+
+def replay_here(s: "Session", call: str) -> ValueHistory:
+    """CALL, one of `replayable_here`'s, run again under the line tracer; CommandError when it
+    cannot be, or when it did what a replay may not (the sandbox refused it)."""
     if not in_probe():  # the program's code would run in the crashed process itself
         raise CommandError("trace runs the program's code: only in a probe, and there is none here")
     calls = replayable_here(s)
@@ -280,7 +286,7 @@ def _trace(s: "Session", call: str) -> str:
     if len(sandbox.refusals) > refused_before:  # even when the program caught it: it ran on differently
         raise CommandError(f"not replayable: {cut(sandbox.refusals[refused_before], 200)}; a replay may not "
                            "write files, reach the network or start processes")
-    return history_text(history, TRACE_CHARS)
+    return history
 
 
 def _help(s) -> str:

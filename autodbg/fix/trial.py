@@ -52,13 +52,14 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         raise NotRunnable(f"cannot read {display_path(file)}: {exc}") from None
     span = (first, first + max(len(python_lines(replacement)), 1) - 1)
     watch = FixedCodeWatch(file, span)
+    check = _assertion_watch(debugger, file, (first, last), span) if exception_type == "AssertionError" else None
     if outer.frame.f_code.co_name == "<module>":
         run = _module_run(outer.frame, file, patched, span)
     else:
         _load(file, patched, span, _module_globals(file, debugger))
         run = _call_again(outer.frame)
     refused_before = len(sandbox.refusals)
-    sys.settrace(watch.on_call)
+    sys.settrace(watch.on_call if check is None else _both(watch, check))
     try:
         run()
     except SystemExit as exc:
@@ -72,6 +73,9 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         sys.settrace(None)
     if not watch.reached:
         return FixTrial("not run", "running it again did not reach the fixed lines")
+    if check is not None and not check.finished:
+        return FixTrial("not run", "with the fix, the code that holds the failing assertion no longer runs to its end, "
+                                   "so nothing checked the fix")
     if len(sandbox.refusals) > refused_before:  # the program caught a refusal and went on: not how it runs
         return FixTrial("not run", f"it ran on past something the sandbox refused: {sandbox.refusals[refused_before]}")
     return FixTrial("passes", "ran: it now runs to the end without an exception")
@@ -207,6 +211,60 @@ def _module_globals(file: str, debugger: Inspector | None) -> dict:
     raise NotRunnable(f"{display_path(file)} is not a module the program loaded")
 
 
+def _assertion_watch(debugger: Inspector, file: str, replaced: tuple[int, int],
+                     span: tuple[int, int]) -> "FinishWatch | None":
+    """A watch on the code that holds the failing assert (the crash's innermost program line, where
+    it is after the fix): a fix that stops it running (deletes the test's call) passes nothing."""
+    crash = next((entry for entry in reversed(debugger.stack) if entry.is_user), None)
+    if crash is None:
+        return None
+    line = crash.lineno
+    if _same_file(crash.filename, file) and line > replaced[1]:
+        line += (span[1] - span[0]) - (replaced[1] - replaced[0])
+    return FinishWatch(crash.filename, line)
+
+
+def _both(fixed: "FixedCodeWatch", check: "FinishWatch"):
+    """One trace function for both watches (there is one per thread)."""
+    fixed.alone = False  # its untracing would blind the other watch
+
+    def on_call(frame: types.FrameType, event: str, arg):
+        local = [t for t in (fixed.on_call(frame, event, arg), check.on_call(frame, event, arg)) if t is not None]
+        if len(local) < 2:
+            return local[0] if local else None
+
+        def each(frame: types.FrameType, event: str, arg):
+            for trace in local:
+                trace(frame, event, arg)
+            return each
+        return each
+    return on_call
+
+
+class FinishWatch:
+    """Whether a code object holding FILE:LINE returned normally, at least once."""
+
+    def __init__(self, file: str, line: int) -> None:
+        self.file, self.line = file, line
+        self.finished = False
+        self.checked: dict[types.CodeType, bool] = {}
+
+    def on_call(self, frame: types.FrameType, event: str, arg):
+        if self.finished or event != "call":
+            return None
+        code = frame.f_code
+        holds = self.checked.get(code)
+        if holds is None:
+            holds = self.checked[code] = _same_file(code.co_filename, self.file) and any(
+                line == self.line for _, _, line in code.co_lines())
+        return self.on_event if holds else None
+
+    def on_event(self, frame: types.FrameType, event: str, arg):
+        if event == "return":  # an exception leaving it ends the trial as a failure before this is asked
+            self.finished = True
+        return self.on_event
+
+
 class FixedCodeWatch:
     """Whether a function (or the module) holding the fixed lines ran -- a `passes` that never
     reached them says nothing about the fix -- and what its first call got and gave back, so a
@@ -218,6 +276,7 @@ class FixedCodeWatch:
         self.call = ""  # the first call of the fixed function and its outcome
         self.raised = ""
         self.checked: dict[types.CodeType, bool] = {}
+        self.alone = True  # the only trace function: it may switch tracing off when it is done
 
     def on_call(self, frame: types.FrameType, event: str, arg):
         if self.reached or event != "call":
@@ -230,7 +289,7 @@ class FixedCodeWatch:
             return None
         self.reached = True
         if code.co_name == "<module>":
-            sys.settrace(None)  # nothing more to learn: the rest runs at full speed
+            self._untrace()
             return None
         names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
         args = ", ".join(f"{n}={safe_repr(frame.f_locals[n], VALUE_CHARS)}" for n in names if n in frame.f_locals)
@@ -243,8 +302,12 @@ class FixedCodeWatch:
         elif event == "return":
             outcome = f"raised {self.raised}" if arg is None and self.raised else f"returned {safe_repr(arg, VALUE_CHARS)}"
             self.call += f" {outcome}"
-            sys.settrace(None)  # nothing more to learn: the rest runs at full speed
+            self._untrace()
         return self.on_return
+
+    def _untrace(self) -> None:
+        if self.alone:  # nothing more to learn: the rest runs at full speed
+            sys.settrace(None)
 
     def _holds(self, code: types.CodeType) -> bool:
         if not (code.co_filename == self.file or _same_file(code.co_filename, self.file)):

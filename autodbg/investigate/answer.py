@@ -65,9 +65,13 @@ def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> 
     diagnosis.fix = fix
     site = dossier.crash_site
     at_crash = site.file == filename and diagnosis.line <= site.line <= diagnosis.line_end
+    runs_it = any(frame.file == filename and diagnosis.line <= frame.line <= diagnosis.line_end
+                  for frame in dossier.frames[1:])
     if at_crash and dossier.assertion:
         # A failing assert is the specification: a "fix" that rewrites it only hides the bug.
         fix.problem = "it rewrites the failing assertion, which is the specification: fix the code it checks"
+    elif runs_it and dossier.assertion:  # `check(candidate)` deleted: nothing is checked any more
+        fix.problem = "it changes a line that runs the failing assertion, not the code the assertion checks"
     elif at_crash and does_nothing(fix.replacement):
         fix.problem = "it deletes the line that crashed, which hides the error: correct the code instead"
     return diagnosis

@@ -21,7 +21,7 @@ from autodbg.records import Diagnosis, Dossier, FixTrial, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-MAX_ANSWERS = 2  # the first, then (time allowing) its line again with the values it ran with, or a suspect
+MAX_ANSWERS = 3  # the first, then (time allowing) its line again with the values it ran with, or suspects
 # line (each answer ~5 s with the 1.5b: with three, the dev corpus's median went from 20.4 s to 26.5 s)
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
@@ -70,6 +70,9 @@ class Seen:
         self.sources |= {frame.function for frame in dossier.frames}
         self.frames = frames_shown(state, dossier)
         self.asked: set[str] = set()  # commands with where they ran (state_key)
+        if state is not None and dossier.frames:  # the evidence replayed these, from the crash frame
+            crash = f"{state.exception}/{dossier.frames[0].index}"
+            self.asked |= {f"{crash}/trace {replay.call}" for replay in dossier.replays}
         self.uses: Counter[str] = Counter()  # command name -> turns that used it
 
     def add_lines(self, lines) -> None:
@@ -259,11 +262,18 @@ class Investigation:
                 if line.file == diagnosis.file and diagnosis.line <= line.line <= diagnosis.line_end]
 
     def suspects(self) -> list[str]:
-        """Quotes of the lines that made the failing line's values (provenance), likeliest first:
-        where a fix goes when the model's own did not pass."""
+        """Quotes of the lines that made the failing line's values, likeliest first: provenance by
+        kind (not the return lines of a replayed call that did not run), then the replayed calls'
+        lines that assigned or returned, the last to run first. Where a fix goes when the model's
+        own did not pass."""
         quotes = {(line.file, line.line): quote for quote, line in self.seen.lines.items()}
-        ordered = sorted(self.dossier.origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth))
-        return list(dict.fromkeys(quotes[(o.file, o.line)] for o in ordered if (o.file, o.line) in quotes))
+        ran = {(replay.function, replay.file): set(replay.lines) for replay in self.dossier.replays}
+        origins = [o for o in self.dossier.origins if not (
+            o.kind == "return" and o.line not in ran.get((o.via.removesuffix("()").rsplit(".", 1)[-1], o.file), {o.line}))]
+        ordered = sorted(origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth))
+        spots = [(o.file, o.line) for o in ordered]
+        spots += [(replay.file, line) for replay in self.dossier.replays for line in replay.lines]
+        return list(dict.fromkeys(quotes[spot] for spot in spots if spot in quotes))
 
     def try_fix(self, diagnosis: Diagnosis, trials: dict[tuple, FixTrial]) -> None:
         fix = diagnosis.fix

@@ -80,6 +80,8 @@ def dossier_text(dossier: Dossier) -> str:
         for called in frame.called_functions:
             out.append(f"source of {called.name} ({called.display_file}):")
             out += [f"{called.line + i}| {line}" for i, line in enumerate(called.lines)]
+        if frame.is_crash_frame:
+            out += [f"{replay.call} run again, what its lines made: {replay.history}" for replay in dossier.replays]
     if dossier.folded_user_frames:
         out.append(f"({dossier.folded_user_frames} more user frames not shown)")
     return "\n".join(out)

@@ -24,11 +24,12 @@ from autodbg.debugger.core import Inspector, PostMortem
 from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
 from autodbg.probe.fork import ProbeOutcome, available, run_in_probe
-from autodbg.records import FixTrial
+from autodbg.records import FixTrial, Replay
 from autodbg.redact import Redactor
 
 COMMAND_SECONDS = 3.0  # one command; the parent kills a probe past it
 EVIDENCE_SECONDS = 6.0  # the whole dossier
+REPLAY_SECONDS = 2.0  # the crash line's calls run again, for the dossier: most take milliseconds
 TRIAL_SECONDS = 5.0  # the program run again with a fix
 
 
@@ -104,9 +105,24 @@ class ProbedSession:
             outcome = self._run("dossier", {}, EVIDENCE_SECONDS, plain=plain)
             if outcome.status == "ok":
                 self._take(outcome.value)
-                return Dossier.from_json(outcome.value["dossier"])
+                dossier = Dossier.from_json(outcome.value["dossier"])
+                if not plain:
+                    dossier.replays = self._replays()
+                return dossier
             self.evidence += ("; " if self.evidence else "") + f"{'plain ' if plain else ''}evidence: {outcome.detail}"
         return traceback_dossier(self.open_debugger(), f"values not shown: {self.evidence}")
+
+    def _replays(self) -> list[Replay]:
+        """The crash line's calls replayed (evidence.crash_line_replays), where probes run; none
+        when that probe does not come back (the dossier stands without them)."""
+        if not self.probes:
+            return []
+        outcome = self._run("replays", {}, REPLAY_SECONDS, at_crash=True)
+        if outcome.status != "ok":
+            self.evidence += ("; " if self.evidence else "") + f"replays: {outcome.detail}"
+            return []
+        self.redactor.absorb(outcome.value["secrets"])
+        return [Replay.from_json(replay) for replay in outcome.value["replays"]]
 
     def state(self) -> LiveState | None:
         """The live state where the session stands (the last one read, if this probe fails)."""
@@ -172,8 +188,8 @@ class ProbedSession:
         self.last_state = LiveState.from_json(value["state"])
         self.redactor.absorb(value["secrets"])
 
-    def _run(self, kind: str, args: dict, seconds: float, plain: bool = False) -> ProbeOutcome:
-        request = (self.open_debugger, self.position, kind, args, self.redact)
+    def _run(self, kind: str, args: dict, seconds: float, plain: bool = False, at_crash: bool = False) -> ProbeOutcome:
+        request = (self.open_debugger, None if at_crash else self.position, kind, args, self.redact)
         if self.probes:
             return run_in_probe(lambda: serve(*request, mode="plain" if plain else "probe"), deadline=seconds)
         if plain:  # inline, nothing stricter is left to try
@@ -202,7 +218,7 @@ def trial(open_debugger: Callable[[], Inspector], file: str, first: int, last: i
 def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | None, kind: str, args: dict,
           redact: Sequence[str], mode: str) -> dict:
     """One request, where the frames are (in a probe, or inline): plain data back."""
-    from autodbg.evidence import build_dossier
+    from autodbg.evidence import build_dossier, crash_line_replays
 
     safe_eval.set_mode(mode)
     session = Session(open_debugger(), Redactor(redact))
@@ -214,6 +230,8 @@ def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | No
     value: dict = {}
     if kind == "dossier":
         value["dossier"] = build_dossier(session).to_json()
+    elif kind == "replays":
+        value["replays"] = [replay.to_json() for replay in crash_line_replays(session)]
     elif kind == "execute":
         result = session.execute(args["line"])
         refused = result.output.startswith(("error: refused", "error: Refused", "error: not replayable: refused"))
