@@ -201,7 +201,7 @@ def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
 
 def test_scripted_when_no_fix_passes_the_first_usable_one_stands_and_says_so(uncaught_crash):
     session, dossier = uncaught_crash
-    failing = [answer(fix="    return scores[2:]"), answer(fix="    return scores[3:]"), answer(fix="    return scores[4:]")]
+    failing = [answer(fix=f"    return scores[{n}:]") for n in range(2, 2 + MAX_ANSWERS)]
     model = ScriptedStandInModel(["Thought: x\nCommand: done"] + failing)
     found = investigate(session, dossier, model, later())
     assert not model.replies
@@ -427,6 +427,8 @@ def test_scripted_fix_that_stops_running_the_failing_assertion_is_refused(tmp_pa
     found = investigate(session, dossier, model, later())
     assert "changes a line that runs the failing assertion" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
+    answer_grammar = model.calls[1]["grammar"]  # names no line a fix may not change
+    assert "t.py:9| test_double()" not in answer_grammar and "t.py:2| return x + 2" in answer_grammar
 
 
 def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):

@@ -21,7 +21,9 @@ from autodbg.records import Diagnosis, Dossier, FixTrial, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-MAX_ANSWERS = 3  # the first, then (time allowing) its line again with the values it ran with, or suspects
+# The first answer, then (time allowing) its line again with the values it ran with, or a suspect.
+# A third answer cost 6 s a crash on the dev corpus and found nothing more.
+MAX_ANSWERS = 2
 # line (each answer ~5 s with the 1.5b: with three, the dev corpus's median went from 20.4 s to 26.5 s)
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
@@ -220,7 +222,7 @@ class Investigation:
         if transcript and transcript[-1].command == "done":
             self.messages.append({"role": "assistant", "content": f"Thought: {transcript[-1].thought}\nCommand: done"})
         self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
-        quotes = list(self.seen.lines)  # what the answer may name: every line shown, or one suspect
+        quotes = self.answerable()  # what the answer may name: every line shown a fix may change, or one suspect
         suspects = self.suspects()
         tried: set[tuple[str, int]] = set()  # (file, line) of each answer's fix and each suspect asked for
         outcome = ""  # how the last fix that ran ended, for the next request
@@ -252,9 +254,17 @@ class Investigation:
                 return
             text, lines = request
             tried.update((self.seen.lines[q].file, self.seen.lines[q].line) for q in lines)
-            quotes = lines or list(self.seen.lines)
+            quotes = lines or self.answerable()
             why_chars = SUSPECT_ROOT_CAUSE_CHARS if lines else ROOT_CAUSE_CHARS
             self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": text}]
+
+    def answerable(self) -> list[str]:
+        """The shown lines an answer may name: for a failing assert, not the lines that run it
+        (`check(candidate)`), which a fix may not change (investigate.answer.make_diagnosis)."""
+        if not self.dossier.assertion:
+            return list(self.seen.lines)
+        callers = {(frame.file, frame.line) for frame in self.dossier.frames[1:]}
+        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in callers]
 
     def same_lines(self, diagnosis: Diagnosis) -> list[str]:
         """Quotes of the shown lines DIAGNOSIS's fix changes."""
