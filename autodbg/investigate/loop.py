@@ -21,10 +21,10 @@ from autodbg.records import Diagnosis, Dossier, FixTrial, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-# The first answer, then (time allowing) its line again with the values it ran with, or a suspect.
-# A third answer cost 6 s a crash on the dev corpus and found nothing more.
+# The first answer, then (time allowing) its line again with the values it ran with, or a suspect
+# line. Each answer is ~5 s with the 1.5b; a third found nothing more on the dev corpus, twice, and
+# moved its median from 20.4 s to 26.5 s, then (with the evidence's replays) to 27.1 s.
 MAX_ANSWERS = 2
-# line (each answer ~5 s with the 1.5b: with three, the dev corpus's median went from 20.4 s to 26.5 s)
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
 # already returned, then a changed attribute or an unbound name, then assignments, loop targets last.
