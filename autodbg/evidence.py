@@ -111,8 +111,7 @@ def crash_line_replays(session: Session) -> list[Replay]:
             continue
         if not history.steps:
             continue
-        top = [step for step in history.steps if step.function == history.function and (step.assigned or step.returned)]
-        lines = list(dict.fromkeys(step.line for step in reversed(top)))
+        lines = list(dict.fromkeys(step.line for step in reversed(history.steps) if step.function == history.function))
         scrub = session.redactor.scrub
         replays.append(Replay(scrub(call), history.steps[0].file, history.function,
                               scrub(history_text(history, REPLAY_CHARS)), lines))

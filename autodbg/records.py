@@ -136,7 +136,7 @@ class Replay(Record):
     file: str  # the called function's
     function: str
     history: str  # one line: "line 6: scores = [42] · line 7: return scores[1:] → [] · ⇒ returned []"
-    lines: list[int]  # the function's own lines that assigned or returned, the last to run first
+    lines: list[int]  # the function's own lines that ran, the last to run first
 
 
 @dataclass

@@ -431,6 +431,49 @@ def test_scripted_fix_that_stops_running_the_failing_assertion_is_refused(tmp_pa
     assert "t.py:9| test_double()" not in answer_grammar and "t.py:2| return x + 2" in answer_grammar
 
 
+BELOW_ZERO = '''\
+def below_zero(operations):
+    balance = 0
+    for op in operations:
+        balance += op
+        if balance == 0:
+            return True
+    return False
+
+
+def check(below_zero):
+    assert below_zero([]) == False
+    assert below_zero([1, 2, -3, 1, 2, -3]) == False
+
+
+check(below_zero)
+'''
+
+
+def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_them_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bz.py").write_text(BELOW_ZERO)
+    with pytest.raises(AssertionError) as raised:
+        runpy.run_path(str(tmp_path / "bz.py"), run_name="__main__")
+    session = ProbedSession.of_crash(raised.value.with_traceback(raised.value.__traceback__.tb_next))
+    dossier = session.dossier()
+    assert [(r.call, sorted(r.lines)) for r in dossier.replays] == [("below_zero([1, 2, -3, 1, 2, -3])", [2, 3, 4, 5, 6])]
+    assert "line 4: balance = 0 · line 5: if balance == 0: · line 6: return True → True" in dossier.replays[0].history
+    spec = "bz.py:12| assert below_zero([1, 2, -3, 1, 2, -3]) == False"
+    nothing = answer(root_cause="below_zero returns True for [1, 2, -3, 1, 2, -3]", first=spec, last=spec, fix=None)
+    condition = "bz.py:5| if balance == 0:"
+    right = answer(root_cause="it checks for zero, not below zero", first=condition, last=condition,
+                   fix="        if balance < 0:")
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", nothing, right])
+    found = investigate(session, dossier, model, later())
+    asked = model.calls[-1]["messages"][-1]["content"]
+    assert asked.startswith("The failing line used the result of below_zero([1, 2, -3, 1, 2, -3]); these of its "
+                            "lines ran:\nbz.py:2| balance = 0\nbz.py:3| for op in operations:\n")
+    grammar = model.calls[-1]["grammar"]  # those lines only: not the `return False` that did not run
+    assert "bz.py:5| if balance == 0:" in grammar and "bz.py:7|" not in grammar and "bz.py:12|" not in grammar
+    assert found.diagnosis.line == 5 and found.diagnosis.fix.trial.passes
+
+
 def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):
     session, dossier = crash
     hide = answer(root_cause="divides by zero", first=CRASH, last=CRASH, fix="None")

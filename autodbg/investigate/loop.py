@@ -7,7 +7,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from autodbg.debugger.commands import COMMANDS, ShownLine
 from autodbg.debugger.grammar import (
@@ -17,7 +17,7 @@ from autodbg.investigate.answer import make_diagnosis, quotable, unreadable
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
-from autodbg.records import Diagnosis, Dossier, FixTrial, Tokens, Turn
+from autodbg.records import Diagnosis, Dossier, FixTrial, Replay, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
@@ -31,6 +31,7 @@ MAX_ANSWERS = 2
 SUSPECT_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "for": 3}
 NAMED_CODE_CHARS = 12  # a line of code this long, quoted in a root cause, names that line
 SUSPECT_ROOT_CAUSE_CHARS = 120  # a suspect's answer: a short why, then the line's code
+REPLAY_SUSPECT_LINES = 12  # of a replayed call's lines offered as one suspect
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
@@ -246,8 +247,9 @@ class Investigation:
                 self.findings.diagnosis, self.findings.problem = diagnosis, problem
             if diagnosis is not None:
                 tried.add((diagnosis.file, diagnosis.line))
-                suspects = [q for q in named_first(self.seen, diagnosis.root_cause, suspects)
-                            if (self.seen.lines[q].file, self.seen.lines[q].line) not in tried]
+                suspects = [suspect for suspect in named_first(self.seen, diagnosis.root_cause, suspects)
+                            if any((self.seen.lines[q].file, self.seen.lines[q].line) not in tried
+                                   for q in suspect.lines)]
             own_lines = self.same_lines(diagnosis) if attempt == 0 and diagnosis is not None else []
             request = next_request(diagnosis, problem, outcome, own_lines, suspects)
             if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
@@ -271,19 +273,24 @@ class Investigation:
         return [q for q, line in self.seen.lines.items()
                 if line.file == diagnosis.file and diagnosis.line <= line.line <= diagnosis.line_end]
 
-    def suspects(self) -> list[str]:
-        """Quotes of the lines that made the failing line's values, likeliest first: provenance by
-        kind (not the return lines of a replayed call that did not run), then the replayed calls'
-        lines that assigned or returned, the last to run first. Where a fix goes when the model's
-        own did not pass."""
+    def suspects(self) -> list[Suspect]:
+        """Where a fix goes when the model's own did not pass: the lines that made the failing
+        line's values, likeliest first (provenance by kind). A `return` of a call the evidence
+        replayed stands for all the lines that ran in that call: which of them is wrong, the
+        replay's values tell better than the return line alone."""
         quotes = {(line.file, line.line): quote for quote, line in self.seen.lines.items()}
-        ran = {(replay.function, replay.file): set(replay.lines) for replay in self.dossier.replays}
-        origins = [o for o in self.dossier.origins if not (
-            o.kind == "return" and o.line not in ran.get((o.via.removesuffix("()").rsplit(".", 1)[-1], o.file), {o.line}))]
-        ordered = sorted(origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth))
-        spots = [(o.file, o.line) for o in ordered]
-        spots += [(replay.file, line) for replay in self.dossier.replays for line in replay.lines]
-        return list(dict.fromkeys(quotes[spot] for spot in spots if spot in quotes))
+        replayed = {(replay.function, replay.file): replay for replay in self.dossier.replays}
+        suspects, grouped = [], set()
+        for origin in sorted(self.dossier.origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth)):
+            replay = replayed.get((origin.via.removesuffix("()").rsplit(".", 1)[-1], origin.file))
+            if origin.kind == "return" and replay is not None:
+                if replay.call not in grouped:
+                    grouped.add(replay.call)
+                    suspects.append(replay_suspect(replay, quotes))
+            elif (origin.file, origin.line) in quotes:
+                suspects.append(Suspect((quotes[(origin.file, origin.line)],)))
+        suspects += [replay_suspect(r, quotes) for r in self.dossier.replays if r.call not in grouped]
+        return list(dict.fromkeys(suspect for suspect in suspects if suspect.lines))
 
     def try_fix(self, diagnosis: Diagnosis, trials: dict[tuple, FixTrial]) -> None:
         fix = diagnosis.fix
@@ -331,16 +338,28 @@ def failed(diagnosis: Diagnosis | None) -> bool:
     return fix is not None and fix.trial is not None and fix.trial.result in ("still fails", "fails differently", "hangs")
 
 
-def named_first(seen: Seen, root_cause: str, suspects: list[str]) -> list[str]:
+class Suspect(NamedTuple):
+    """Lines a fix may go to, offered together: one line that made a failing value, or the lines
+    that ran in a replayed call (CALL) whose result the failing line used."""
+    lines: tuple[str, ...]  # quotes, in source order
+    call: str = ""
+
+
+def replay_suspect(replay: Replay, quotes: dict[tuple[str, int], str]) -> Suspect:
+    ran = sorted(line for line in replay.lines if (replay.file, line) in quotes)
+    return Suspect(tuple(quotes[(replay.file, line)] for line in ran[:REPLAY_SUSPECT_LINES]), replay.call)
+
+
+def named_first(seen: Seen, root_cause: str, suspects: list[Suspect]) -> list[Suspect]:
     """SUSPECTS with the lines whose code the root cause quotes first (a small model often says
     the right line in words, then quotes another): a shown line it quotes is a suspect too."""
-    named = [quote for quote, line in seen.lines.items()
+    named = [Suspect((quote,)) for quote, line in seen.lines.items()
              if len(line.code.strip()) >= NAMED_CODE_CHARS and line.code.strip() in root_cause]
     return list(dict.fromkeys(named + suspects))
 
 
 def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str, own_lines: list[str],
-                 suspects: list[str]) -> tuple[str, list[str]] | None:
+                 suspects: list[Suspect]) -> tuple[str, list[str]] | None:
     """What to ask next, and the lines the answer may name ([]: any line shown); None when nothing
     more is worth asking. OUTCOME: how the last fix that ran ended; OWN_LINES: the lines the answer's
     fix changed, when they may be tried again; SUSPECTS: lines that made the failing values."""
@@ -364,9 +383,15 @@ def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str,
         said = f"That fix is not usable: {fix.problem}.\n"
     else:
         said = f"I ran the program again with that fix, in a sandbox: {outcome}.\n"
-    return (f"{said}This line made a value the failing line used:\n{suspects[0]}\nIf it is wrong, give the final "
-            "answer as JSON with that line as first_line and last_line and its corrected code as new_code; "
-            "if it is right, new_code null."), [suspects[0]]
+    suspect = suspects[0]
+    if len(suspect.lines) == 1:
+        return (f"{said}This line made a value the failing line used:\n{suspect.lines[0]}\nIf it is wrong, give the "
+                "final answer as JSON with that line as first_line and last_line and its corrected code as new_code; "
+                "if it is right, new_code null."), list(suspect.lines)
+    listed = "\n".join(suspect.lines)
+    return (f"{said}The failing line used the result of {suspect.call}; these of its lines ran:\n{listed}\nIf one of "
+            "them is wrong, give the final answer as JSON with that line as first_line and last_line and its corrected "
+            "code as new_code; if none is, new_code null."), list(suspect.lines)
 
 
 def investigate(session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
