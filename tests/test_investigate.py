@@ -18,6 +18,7 @@ from rich.console import Console
 from autodbg.probe.session import ProbedSession
 from autodbg.investigate.loop import MAX_ANSWERS, Budget, investigate
 from autodbg.investigate.loop import TRIMMED, frames_shown
+from autodbg.investigate.answer import specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
 from autodbg.records import ModelInfo, Result, Timings
@@ -425,10 +426,11 @@ def test_scripted_fix_that_stops_running_the_failing_assertion_is_refused(tmp_pa
                          "last_line": "t.py:2| return x + 2", "new_code": "    return x * 2"})
     model = ScriptedStandInModel(["Thought: x\nCommand: done", cheat, honest])
     found = investigate(session, dossier, model, later())
-    assert "changes a line that runs the failing assertion" in model.calls[-1]["messages"][-1]["content"]
+    assert "changes the test that runs the failing assertion" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
-    answer_grammar = model.calls[1]["grammar"]  # names no line a fix may not change
-    assert "t.py:9| test_double()" not in answer_grammar and "t.py:2| return x + 2" in answer_grammar
+    answer_grammar = model.calls[1]["grammar"]  # names no line of the test: it checks double()
+    assert "t.py:2| return x + 2" in answer_grammar
+    assert not any(f"t.py:{n}|" in answer_grammar for n in (5, 6, 9))
 
 
 BELOW_ZERO = '''\
@@ -466,12 +468,22 @@ def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_
                    fix="        if balance < 0:")
     model = ScriptedStandInModel(["Thought: x\nCommand: done", nothing, right])
     found = investigate(session, dossier, model, later())
+    assert "bz.py:11|" not in model.calls[1]["grammar"]  # check() is the specification
     asked = model.calls[-1]["messages"][-1]["content"]
     assert asked.startswith("The failing line used the result of below_zero([1, 2, -3, 1, 2, -3]); these of its "
                             "lines ran:\nbz.py:2| balance = 0\nbz.py:3| for op in operations:\n")
     grammar = model.calls[-1]["grammar"]  # those lines only: not the `return False` that did not run
     assert "bz.py:5| if balance == 0:" in grammar and "bz.py:7|" not in grammar and "bz.py:12|" not in grammar
     assert found.diagnosis.line == 5 and found.diagnosis.fix.trial.passes
+
+
+def test_a_bare_assert_in_program_code_leaves_its_callers_fixable(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _, dossier = crashed_session(tmp_path, "sale.py", "def apply(rate):\n    assert 0 < rate < 1\n    return rate\n\n\n"
+                                                      "def main():\n    return apply(1.5)\n\n\nmain()\n")
+    assert dossier.assertion and specification_lines(dossier) == set()
+    _, dossier = crashed_session(tmp_path, "t.py", ASSERTING)  # a test of double(): it and its callers
+    assert {n for file, n in specification_lines(dossier) if file.endswith("t.py")} == {5, 6, 9}
 
 
 def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):

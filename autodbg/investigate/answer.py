@@ -65,16 +65,43 @@ def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> 
     diagnosis.fix = fix
     site = dossier.crash_site
     at_crash = site.file == filename and diagnosis.line <= site.line <= diagnosis.line_end
-    runs_it = any(frame.file == filename and diagnosis.line <= frame.line <= diagnosis.line_end
-                  for frame in dossier.frames[1:])
+    spec = specification_lines(dossier)
     if at_crash and dossier.assertion:
         # A failing assert is the specification: a "fix" that rewrites it only hides the bug.
         fix.problem = "it rewrites the failing assertion, which is the specification: fix the code it checks"
-    elif runs_it and dossier.assertion:  # `check(candidate)` deleted: nothing is checked any more
-        fix.problem = "it changes a line that runs the failing assertion, not the code the assertion checks"
+    elif any((filename, n) in spec for n in range(diagnosis.line, diagnosis.line_end + 1)):
+        fix.problem = "it changes the test that runs the failing assertion, not the code the assertion checks"
     elif at_crash and does_nothing(fix.replacement):
         fix.problem = "it deletes the line that crashed, which hides the error: correct the code instead"
     return diagnosis
+
+
+def specification_lines(dossier: Dossier) -> set[tuple[str, int]]:
+    """(file, line) of the test a fix may not change, nor an answer name, when a failing assert
+    checks what the program's own functions returned (`assert parse(s) == 3`): the test function
+    holding it (its data and its other asserts are the specification too) and the lines that call
+    into it (`check(candidate)` deleted would "pass"). Nothing for other crashes, nor for a bare
+    `assert 0 < rate < 1` in program code, whose callers may pass the wrong value."""
+    if not dossier.assertion or not dossier.frames:
+        return set()
+    crash = dossier.frames[0]
+    if not (crash.called_functions or dossier.replays):
+        return set()
+    first, last = enclosing_function(crash.file, crash.line)
+    return {(crash.file, n) for n in range(first, last + 1)} | {(frame.file, frame.line) for frame in dossier.frames[1:]}
+
+
+def enclosing_function(filename: str, line: int) -> tuple[int, int]:
+    """The lines of the innermost function holding LINE, its decorators and `def` included;
+    (LINE, LINE) at a module's top level."""
+    try:
+        tree = ast.parse("\n".join(source_lines(filename)))
+    except (SyntaxError, ValueError):
+        return line, line
+    spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
+             for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return max(spans, default=(line, line))
 
 
 def junk(text: str, *, code: bool) -> bool:

@@ -13,7 +13,7 @@ from autodbg.debugger.commands import COMMANDS, ShownLine
 from autodbg.debugger.grammar import (
     ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, step_grammar,
 )
-from autodbg.investigate.answer import make_diagnosis, quotable, unreadable
+from autodbg.investigate.answer import make_diagnosis, quotable, specification_lines, unreadable
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
@@ -261,12 +261,10 @@ class Investigation:
             self.messages += [{"role": "assistant", "content": completion.text}, {"role": "user", "content": text}]
 
     def answerable(self) -> list[str]:
-        """The shown lines an answer may name: for a failing assert, not the lines that run it
-        (`check(candidate)`), which a fix may not change (investigate.answer.make_diagnosis)."""
-        if not self.dossier.assertion:
-            return list(self.seen.lines)
-        callers = {(frame.file, frame.line) for frame in self.dossier.frames[1:]}
-        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in callers]
+        """The shown lines an answer may name: for a failing assert, not the test that runs it,
+        which a fix may not change (investigate.answer.specification_lines)."""
+        spec = specification_lines(self.dossier)
+        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in spec]
 
     def same_lines(self, diagnosis: Diagnosis) -> list[str]:
         """Quotes of the shown lines DIAGNOSIS's fix changes."""
