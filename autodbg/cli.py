@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from autodbg.errors import AutodbgError
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("autodbg: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `autodbg status | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exiting flushes nowhere, quietly
+        return 141  # as a shell reports a process killed by SIGPIPE
     except Exception as exc:  # a bug or a broken install: still one line, unless asked for more
         from autodbg.settings import debug
 

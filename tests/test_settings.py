@@ -3,6 +3,9 @@ config file, the environment over both, and `autodbg status` saying where each c
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from autodbg.errors import AutodbgError
@@ -77,3 +80,12 @@ def test_a_bad_project_setting_leaves_the_crash_its_traceback_and_one_line(proje
     assert run.returncode == 1
     assert run.stderr.splitlines()[-2] == "ZeroDivisionError: division by zero"
     assert run.stderr.splitlines()[-1] == f"autodbg: AUTODBG_TURNS='many' is not a number (set in {project / 'pyproject.toml'})"
+
+
+def test_status_into_a_closed_pipe_ends_quietly(project):
+    """`autodbg status | head -1`: the reader left before autodbg wrote; no error, no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "autodbg", "status"], cwd=project, env=clean_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # long before the interpreter has started and imported autodbg
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and stderr == ""
