@@ -17,6 +17,27 @@ from conftest import clean_env, run_py
 
 _counter = itertools.count()
 
+# A test of a function with a wrong condition, as HumanEvalFix cases are: `check` fails at line 12.
+BELOW_ZERO = '''\
+def below_zero(operations):
+    balance = 0
+    for op in operations:
+        balance += op
+        if balance == 0:
+            return True
+    return False
+
+
+def check(below_zero):
+    assert below_zero([]) == False
+    assert below_zero([1, 2, -3, 1, 2, -3]) == False
+    assert below_zero([1, 2, -4, 5, 6]) == True
+
+
+check(below_zero)
+'''
+
+
 # Installed as the crashed program's excepthook through sitecustomize, like autodbg's own hook.
 TRIAL_HOOK = '''\
 import json, os, sys, threading

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from crashkit import try_fix_in_crash
+from crashkit import BELOW_ZERO, try_fix_in_crash
 
 CALENDAR = '''\
 from datetime import date, timedelta
@@ -178,32 +178,12 @@ def test_a_fix_that_cannot_be_loaded_is_not_run(tmp_path, new, why):
     assert ran["result"] == "not run" and why in ran["detail"], ran
 
 
-CHECKED = '''\
-def below_zero(operations):
-    balance = 0
-    for op in operations:
-        balance += op
-        if balance == 0:
-            return True
-    return False
-
-
-def check(below_zero):
-    assert below_zero([]) == False
-    assert below_zero([1, 2, -3, 1, 2, -3]) == False
-    assert below_zero([1, 2, -4, 5, 6]) == True
-
-
-check(below_zero)
-'''
-
-
 def test_an_assertion_crash_passes_only_when_the_failing_assertion_runs_again_and_holds(tmp_path):
     right = {"first": 5, "last": 5, "new": "        if balance < 0:\n"}
-    assert trial(tmp_path, {"prog.py": CHECKED}, right)["result"] == "passes"
+    assert trial(tmp_path, {"prog.py": BELOW_ZERO}, right)["result"] == "passes"
     longer = {"first": 5, "last": 5, "new": "        below = balance < 0\n        if below:\n"}  # the assert moves down
-    assert trial(tmp_path, {"prog.py": CHECKED}, longer)["result"] == "passes"
+    assert trial(tmp_path, {"prog.py": BELOW_ZERO}, longer)["result"] == "passes"
     unchecked = {"first": 16, "last": 16, "new": "print(below_zero([]))\n"}  # the check no longer runs at all
-    ran = trial(tmp_path, {"prog.py": CHECKED}, unchecked)
+    ran = trial(tmp_path, {"prog.py": BELOW_ZERO}, unchecked)
     assert ran == {"result": "not run", "detail": "with the fix, the code that holds the failing assertion no longer "
                                                   "runs to its end, so nothing checked the fix"}

@@ -24,7 +24,7 @@ from autodbg.llm.model import EngineError
 from autodbg.records import ModelInfo, Result, Timings
 from autodbg.report import SummaryView
 from conftest import clean_env
-from crashkit import ScriptedStandInModel
+from crashkit import BELOW_ZERO, ScriptedStandInModel
 
 PROGRAM = '''\
 def mean(values):
@@ -404,52 +404,31 @@ test_double()
 '''
 
 
-def test_scripted_fix_that_rewrites_the_failing_assertion_is_refused(tmp_path, monkeypatch):
+def cheat_then_honest(tmp_path, monkeypatch, cheat_line: str, cheat_code: str):
+    """ASSERTING's crash, answered first with a fix of CHEAT_LINE, then with the honest fix."""
     monkeypatch.chdir(tmp_path)
     session, dossier = crashed_session(tmp_path, "t.py", ASSERTING)
-    cheat = json.dumps({"root_cause": "wrong expectation", "first_line": "t.py:6| assert double(3) == 6",
-                        "last_line": "t.py:6| assert double(3) == 6", "new_code": "    assert double(3) == 5"})
+    cheat = json.dumps({"root_cause": "the test is wrong", "first_line": cheat_line, "last_line": cheat_line,
+                        "new_code": cheat_code})
     honest = json.dumps({"root_cause": "adds instead of multiplying", "first_line": "t.py:2| return x + 2",
                          "last_line": "t.py:2| return x + 2", "new_code": "    return x * 2"})
     model = ScriptedStandInModel(["Thought: x\nCommand: done", cheat, honest])
-    found = investigate(session, dossier, model, later())
+    return model, investigate(session, dossier, model, later())
+
+
+def test_scripted_fix_that_rewrites_the_failing_assertion_is_refused(tmp_path, monkeypatch):
+    model, found = cheat_then_honest(tmp_path, monkeypatch, "t.py:6| assert double(3) == 6", "    assert double(3) == 5")
     assert "failing assertion, which is the specification" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
 
 
 def test_scripted_fix_that_stops_running_the_failing_assertion_is_refused(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    session, dossier = crashed_session(tmp_path, "t.py", ASSERTING)
-    cheat = json.dumps({"root_cause": "the test is wrong", "first_line": "t.py:9| test_double()",
-                        "last_line": "t.py:9| test_double()", "new_code": "print('ok')"})
-    honest = json.dumps({"root_cause": "adds instead of multiplying", "first_line": "t.py:2| return x + 2",
-                         "last_line": "t.py:2| return x + 2", "new_code": "    return x * 2"})
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", cheat, honest])
-    found = investigate(session, dossier, model, later())
+    model, found = cheat_then_honest(tmp_path, monkeypatch, "t.py:9| test_double()", "print('ok')")
     assert "changes the test that runs the failing assertion" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
     answer_grammar = model.calls[1]["grammar"]  # names no line of the test: it checks double()
     assert "t.py:2| return x + 2" in answer_grammar
     assert not any(f"t.py:{n}|" in answer_grammar for n in (5, 6, 9))
-
-
-BELOW_ZERO = '''\
-def below_zero(operations):
-    balance = 0
-    for op in operations:
-        balance += op
-        if balance == 0:
-            return True
-    return False
-
-
-def check(below_zero):
-    assert below_zero([]) == False
-    assert below_zero([1, 2, -3, 1, 2, -3]) == False
-
-
-check(below_zero)
-'''
 
 
 def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_them_runs(tmp_path, monkeypatch):

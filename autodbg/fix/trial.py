@@ -242,7 +242,8 @@ def _both(fixed: "FixedCodeWatch", check: "FinishWatch"):
 
 
 class FinishWatch:
-    """Whether a code object holding FILE:LINE returned normally, at least once."""
+    """Whether a code object holding FILE:LINE returned, at least once (an exception leaving it
+    ends the trial as a failure, so a return seen here is a normal one)."""
 
     def __init__(self, file: str, line: int) -> None:
         self.file, self.line = file, line
