@@ -152,7 +152,7 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
             found = investigate(session, result.dossier, engine,
                                 Budget(deadline=started + settings.timeout, max_turns=settings.turns), on_step)
         result.transcript, result.diagnosis, result.tokens = found.transcript, found.diagnosis, found.tokens
-        result.timings.turns = found.timings
+        result.model_calls = found.calls
         result.timings.trials = found.trials or None
         result.stopped_by = found.stopped_by
         if found.error is not None:

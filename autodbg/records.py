@@ -215,16 +215,28 @@ class Tokens(Record):
 
 
 @dataclass
+class ModelCall(Record):
+    """One completion of the model: what it cost, to see where a crash's time goes."""
+    purpose: str  # step (a command) | answer | choice (among fixes tried in probes)
+    seconds: float
+    prompt_seconds: float  # of them, evaluating the prompt (0 from a server that does not say)
+    prompt_tokens: int
+    prompt_tokens_evaluated: int  # of them, not reused from the cache
+    generated: int
+    grammar_refusals: int  # sampled tokens the grammar refused: each one matched the whole vocabulary
+    grammar_bytes: int
+
+
+@dataclass
 class Timings(Record):
     """Seconds; a step that did not happen is left out of the report."""
     worker_start: float | None = None
     evidence: float | None = None
     model_load: float | None = None
-    turns: list[float] | None = None
     trials: list[float] | None = None  # each fix tried in a probe
     verify: float | None = None
     total: float | None = None
-    _omit_none = ("worker_start", "evidence", "model_load", "turns", "trials", "verify", "total")
+    _omit_none = ("worker_start", "evidence", "model_load", "trials", "verify", "total")
 
 
 @dataclass
@@ -255,6 +267,7 @@ class Result(Record):
     diagnosis: Diagnosis | None = None
     model: ModelInfo | None = None
     timings: Timings = field(default_factory=Timings)
+    model_calls: list[ModelCall] = field(default_factory=list)
     tokens: Tokens | None = None
     stopped_by: str | None = None  # done | repeat | turns | tokens | time
     reruns: int = 0
@@ -265,5 +278,5 @@ class Result(Record):
         data = _json(self)
         data["tokens"] = data["tokens"] or {}
         order = ("schema_version", "autodbg_version", "python", "argv", "cwd", "thread", "dossier", "transcript",
-                 "diagnosis", "model", "timings", "tokens", "stopped_by", "reruns", "probe", "fallback_reason")
+                 "diagnosis", "model", "timings", "model_calls", "tokens", "stopped_by", "reruns", "probe", "fallback_reason")
         return {key: data[key] for key in order}

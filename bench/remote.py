@@ -70,7 +70,7 @@ def one_crash(script: Path, env: dict[str, str], report: Path) -> dict:
     seconds = (time.monotonic_ns() - raised) / 1e9
     result = json.loads(report.read_text())
     return {"seconds": seconds, "model_load": result["timings"].get("model_load", 0.0),
-            "turns": result["timings"].get("turns", []), "diagnosis": result["diagnosis"] is not None,
+            "turns": [call["seconds"] for call in result["model_calls"]], "diagnosis": result["diagnosis"] is not None,
             "fallback_reason": result["fallback_reason"]}
 
 

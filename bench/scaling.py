@@ -528,7 +528,7 @@ class Run:
     total: float | None  # crash -> summary (timings.total)
     evidence: float | None
     model_load: float | None
-    completions: list[tuple[float, int | None]]  # (seconds, tokens generated; None: not known apart)
+    calls: list[dict]  # the report's model_calls: each completion's purpose, seconds, tokens, refusals
     prompt_tokens: int
     generated: int
     stopped_by: str
@@ -555,27 +555,25 @@ def run_hooked(case: Case, model: Path, timeout: float) -> dict:
 
 def read_run(report: dict, case: Case, crash: Crash) -> Run:
     timings, tokens, transcript = report.get("timings", {}), report.get("tokens", {}), report.get("transcript", [])
-    seconds = timings.get("turns", [])
-    counted = [t["tokens"] for t in transcript]
-    rest = tokens.get("generated", 0) - sum(counted)  # the answer's: known apart only when it is one completion
-    answers = len(seconds) - len(counted)
-    completions = list(zip(seconds, counted + ([rest] if answers == 1 else [None] * answers)))
     diagnosis = report.get("diagnosis") or {}
     with inside(crash):
         steps, answer = replay_grammars(crash, transcript)
     return Run(total=timings.get("total"), evidence=timings.get("evidence"), model_load=timings.get("model_load"),
-               completions=completions, prompt_tokens=tokens.get("prompt_tokens_evaluated", 0),
+               calls=report.get("model_calls", []), prompt_tokens=tokens.get("prompt_tokens_evaluated", 0),
                generated=tokens.get("generated", 0), stopped_by=report.get("stopped_by", ""),
                fallback=report.get("fallback_reason") or "",
                hit=diagnosis.get("file") == case.buggy_file and diagnosis.get("line") == case.buggy_line,
                commands=[t["command"] for t in transcript], steps=steps, answer=answer)
 
 
-def completion_text(seconds: float, tokens: int | None) -> str:
-    if tokens is None:
-        return f"{seconds:.1f}s"
-    rate = f" {tokens / seconds:.1f}t/s" if seconds > 0 else ""
-    return f"{seconds:.1f}s {tokens}t{rate}"
+def call_text(call: dict) -> str:
+    """One completion: its purpose, seconds, prompt tokens evaluated and how long that took, tokens
+    made and their rate, sampled tokens the grammar refused (each a whole-vocabulary match)."""
+    making = call["seconds"] - call["prompt_seconds"]
+    rate = f" {call['generated'] / making:.1f}t/s" if making > 0 else ""
+    return (f"{call['purpose']} {call['seconds']:.1f}s: prompt {call['prompt_tokens_evaluated']} of"
+            f" {call['prompt_tokens']} tokens evaluated in {call['prompt_seconds']:.1f}s, {call['generated']} made"
+            f" in {making:.1f}s{rate}, {call['grammar_refusals']} refused, grammar {call['grammar_bytes']} B")
 
 
 # --- printing ----------------------------------------------------------------------------------
@@ -604,28 +602,41 @@ def print_runs(case: Case, static: Static, model: Path, runs: list[Run]) -> None
         print(f"  run {i}: {total} s (evidence {r.evidence} s, model load {r.model_load} s),"
               f" prompt tokens evaluated {r.prompt_tokens}, generated {r.generated}, stopped by {r.stopped_by or '-'}"
               + (f", fallback: {r.fallback}" if r.fallback else "") + (", root cause found" if r.hit else ""))
-        print("    completions (tokens/s with the prompt's evaluation): "
-              + ("; ".join(completion_text(s, t) for s, t in r.completions) or "none in the report"))
+        for call in r.calls:
+            print(f"    {call_text(call)}")
         for command, step in zip(r.commands, r.steps):
             print(f"    step grammar {step} -> {command}")
         print(f"    answer grammar {r.answer}")
 
 
 def print_summary(model: Path, rows: list[tuple[Case, list[Run]]]) -> None:
-    """One line per program: medians over the runs."""
+    """One line per program: medians over the runs. Where a crash's time goes: the prompt's
+    evaluation (s), the tokens made and their rate under the live grammars, the grammar refusals."""
     def median(values) -> str:
         values = [v for v in values if v is not None]
         return f"{statistics.median(values):g}" if values else "-"
 
+    def prompt_seconds(run: Run) -> float:
+        return round(sum(c["prompt_seconds"] for c in run.calls), 1)
+
+    def making_rate(run: Run) -> float | None:
+        making = sum(c["seconds"] - c["prompt_seconds"] for c in run.calls)
+        return round(sum(c["generated"] for c in run.calls) / making, 1) if making > 0 else None
+
     print(f"\n{model.name}: medians over the runs")
     head = f"{'program':<11} {'lines':>5} {'crash->summary s':>16} {'completions':>11} {'prompt tokens':>13}" \
-           f" {'generated':>9} {'timed out':>9} {'root cause':>10}"
+           f" {'prompt s':>8} {'generated':>9} {'gen t/s':>7} {'refused':>7} {'max grammar B':>13}" \
+           f" {'timed out':>9} {'root cause':>10}"
     print(head)
     print("-" * len(head))
     for case, runs in rows:
         print(f"{case.name:<11} {case.lines:>5} {median(r.total for r in runs):>16}"
-              f" {median(len(r.completions) for r in runs):>11} {median(r.prompt_tokens for r in runs):>13}"
-              f" {median(r.generated for r in runs):>9} {sum(r.fallback == TIMED_OUT for r in runs):>6}/{len(runs):<2}"
+              f" {median(len(r.calls) for r in runs):>11} {median(r.prompt_tokens for r in runs):>13}"
+              f" {median(prompt_seconds(r) for r in runs):>8} {median(r.generated for r in runs):>9}"
+              f" {median(making_rate(r) for r in runs):>7}"
+              f" {median(sum(c['grammar_refusals'] for c in r.calls) for r in runs):>7}"
+              f" {median(max((c['grammar_bytes'] for c in r.calls), default=0) for r in runs):>13}"
+              f" {sum(r.fallback == TIMED_OUT for r in runs):>6}/{len(runs):<2}"
               f" {sum(r.hit for r in runs):>7}/{len(runs):<2}")
 
 

@@ -286,7 +286,7 @@ def test_scripted_what_was_found_survives_a_model_that_stops_answering(crash):
     found = investigate(session, dossier, model, later())
     assert found.error == "model did not answer in time"
     assert [t.command for t in found.transcript] == ["list 1 5", "frame 5"]
-    assert len(found.timings) == 2 and found.tokens.generated == 20
+    assert [c.purpose for c in found.calls] == ["step", "step"] and found.tokens.generated == 20
 
 
 def test_scripted_a_fix_never_runs_on_into_the_next_function(crash):
@@ -348,7 +348,11 @@ def test_real_tiny_model_end_to_end(tmp_path, probe, mode):
     for turn in result["transcript"]:
         assert set(turn) == {"thought", "command", "valid", "output", "tokens", "seconds", "ended"}
     timings = result["timings"]
-    assert {"worker_start", "evidence", "model_load", "turns", "total"} <= set(timings)
+    assert {"worker_start", "evidence", "model_load", "total"} <= set(timings)
+    calls = result["model_calls"]
+    assert calls and {c["purpose"] for c in calls} <= {"step", "answer", "choice"}
+    assert all(c["generated"] > 0 and c["grammar_bytes"] > 0 for c in calls)
+    assert sum(c["generated"] for c in calls) == result["tokens"]["generated"]
     assert result["tokens"]["generated"] > 0 and result["tokens"]["prompt_tokens_reused"] > 0
     if result["diagnosis"] is not None:
         d = result["diagnosis"]

@@ -14,7 +14,7 @@ from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FixTrial, FrameEvidence, LineValue,
-    ModelInfo, Probe, Replay, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
+    ModelCall, ModelInfo, Probe, Replay, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
 from crashkit import ScriptedStandInModel
@@ -90,7 +90,8 @@ def a_full_result() -> Result:
     diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
     return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
                   diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"),
-                  timings=Timings(1.0, 0.1, 2.0, [1.0], [0.2], 0.5, 5.0), tokens=Tokens(10, 5, 3, True), stopped_by="done")
+                  timings=Timings(1.0, 0.1, 2.0, [0.2], 0.5, 5.0),
+                  model_calls=[ModelCall("step", 1.0, 0.4, 900, 300, 20, 1, 1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")
 
 
 def readme_schema() -> dict[str, set[str]]:
@@ -151,6 +152,7 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(data["model"]) == schema["model"]
     assert set(data["probe"]) == schema["probe"]
     assert set(data["timings"]) == schema["timings"]
+    assert set(data["model_calls"][0]) == schema["model_calls"]
     assert set(data["tokens"]) == schema["tokens"]
 
 

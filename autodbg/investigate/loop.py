@@ -17,7 +17,7 @@ from autodbg.investigate.answer import make_diagnosis, quotable, specification_l
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
-from autodbg.records import Diagnosis, Dossier, FixTrial, Replay, Tokens, Turn
+from autodbg.records import Diagnosis, Dossier, FixTrial, ModelCall, Replay, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
@@ -52,7 +52,7 @@ class Findings:
     diagnosis: Diagnosis | None = None
     problem: str | None = None  # why the kept diagnosis is hard to use (investigate.answer.unreadable)
     tokens: Tokens = field(default_factory=Tokens)
-    timings: list[float] = field(default_factory=list)  # seconds of each completion
+    calls: list[ModelCall] = field(default_factory=list)  # each completion, with its cost
     trials: list[float] = field(default_factory=list)  # seconds of each fix tried in a probe
     stopped_by: str = ""  # done | repeat | turns | tokens | time | probe (no live state could be read)
     error: str | None = None  # why the model stopped answering (what was found until then is kept)
@@ -193,7 +193,8 @@ class Investigation:
         """Ask for one command and run it; False when the turns are over."""
         state = self.state()
         known = self.seen.known(state, place(self.session, state))
-        completion = self.ask(step_grammar(state, known, self.session.available_commands()), STEP_TOKENS, deadline)
+        completion = self.ask("step", step_grammar(state, known, self.session.available_commands()), STEP_TOKENS,
+                              deadline)
         thought, command = parse_step(completion.text)
         if f"{place(self.session, state)}/{command}" in self.seen.asked:
             self.findings.stopped_by = "repeat"  # asking again what it already saw: it has nothing new to ask
@@ -204,7 +205,7 @@ class Investigation:
                               outcome.lines if outcome and outcome.ok else (),
                               outcome is not None and outcome.ok and command.startswith("source "))
         turn = Turn(thought, command, bool(outcome and outcome.valid), output, completion.completion_tokens,
-                    self.findings.timings[-1], outcome.ended if outcome else "error")
+                    self.findings.calls[-1].seconds, outcome.ended if outcome else "error")
         self.findings.transcript.append(turn)
         self.on_step(turn)
         if outcome and outcome.ends_session:
@@ -232,7 +233,7 @@ class Investigation:
         for attempt in range(MAX_ANSWERS):
             started = time.monotonic()
             try:
-                completion = self.ask(answer_grammar(quotes, why_chars), answer_max_chars(quotes, why_chars),
+                completion = self.ask("answer", answer_grammar(quotes, why_chars), answer_max_chars(quotes, why_chars),
                                       self.budget.deadline, seed=attempt)
             except EngineError:
                 if attempt == 0:
@@ -300,14 +301,17 @@ class Investigation:
             self.findings.trials.append(round(time.monotonic() - started, 3))
         fix.trial = trials[key]
 
-    def ask(self, grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> Completion:
+    def ask(self, purpose: str, grammar: str, max_tokens: int, deadline: float, seed: int = 0) -> Completion:
         started = time.monotonic()
         for message in self.messages:  # what the model gets leaves autodbg (a remote server, a log)
             message["content"] = self.session.redactor.scrub(message["content"])
         fit_context(self.messages, self.model, max_tokens, deadline)
         completion = self.model.complete(self.messages, grammar=grammar, max_tokens=max_tokens, deadline=deadline,
                                          cache_prefix_messages=1, seed=seed)
-        self.findings.timings.append(round(time.monotonic() - started, 3))
+        self.findings.calls.append(ModelCall(purpose, round(time.monotonic() - started, 3), completion.prompt_seconds,
+                                             completion.prompt_tokens,
+                                             completion.prompt_tokens_evaluated, completion.completion_tokens,
+                                             completion.grammar_refusals, len(grammar.encode())))
         tokens = self.findings.tokens
         tokens.prompt_tokens_evaluated += completion.prompt_tokens_evaluated
         tokens.prompt_tokens_reused += completion.prompt_tokens_reused

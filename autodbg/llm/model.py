@@ -28,6 +28,7 @@ class Completion:
     system_prompt_tokens: int  # length of the fixed prefix kept on disk (0: none)
     grammar_refusals: int  # sampled tokens the grammar refused, so the whole vocabulary was matched
     seconds: float
+    prompt_seconds: float  # of SECONDS, evaluating the prompt (the rest made the reply)
 
 
 class Model(ABC):

@@ -103,6 +103,7 @@ class RemoteEngine(Model):
             system_prompt_from_disk=False, system_prompt_tokens=0,
             grammar_refusals=0,  # no server reports it
             seconds=round(time.monotonic() - started, 3),
+            prompt_seconds=round(_number((reply.get("timings") or {}).get("prompt_ms")) / 1000, 3),  # llama-server
         )
 
     def context_size(self, deadline: float) -> int:
@@ -300,3 +301,12 @@ def _int(value) -> int:
         return max(0, int(value))
     except (TypeError, ValueError):
         return 0
+
+
+def _number(value) -> float:
+    """VALUE as a count of milliseconds or tokens from a server: anything else is 0."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if number > 0 and number != float("inf") else 0.0

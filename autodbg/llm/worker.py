@@ -10,7 +10,7 @@ stdout; file descriptors 1 and 2 are pointed at /dev/null so llama.cpp's own out
       (the first K messages are a fixed prefix kept on disk)
       -> token {text} ... then done {text, finish_reason, prompt_tokens, prompt_tokens_evaluated,
          prompt_tokens_reused, completion_tokens, system_prompt_from_disk, system_prompt_tokens,
-         grammar_refusals, seconds}
+         grammar_refusals, seconds, prompt_seconds}
   count_tokens {messages} -> tokens {tokens}
 Any failure -> error {error: one line}; the worker then keeps serving.
 """
@@ -100,6 +100,7 @@ class Worker:
                     prefix = []  # the template renders the prefix differently inside the whole prompt
             kept = self.keep_prefix(tokens)
             llm.eval(tokens[kept:])
+            prompt_seconds = time.monotonic() - started
             reused = kept if from_disk else min(live, kept)  # not the prefix just evaluated to save it
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a character may span tokens
             parts: list[str] = []
@@ -124,7 +125,7 @@ class Worker:
             "prompt_tokens_reused": reused,
             "completion_tokens": generated, "system_prompt_from_disk": from_disk,
             "system_prompt_tokens": len(prefix), "grammar_refusals": sampler.refused,
-            "seconds": round(time.monotonic() - started, 3),
+            "seconds": round(time.monotonic() - started, 3), "prompt_seconds": round(prompt_seconds, 3),
         })
 
     def keep_prefix(self, tokens: list[int]) -> int:
