@@ -34,6 +34,13 @@ fi
 "$python" -m pip install --quiet --upgrade pip
 # No multimodal part: autodbg does not use it, and it lengthens the build.
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
+# llama.cpp builds for the CPU it is built on; on Sapphire Rapids-class CPUs that includes its AMX
+# kernels, which segfault in the first batch of tokens (ggml-org/llama.cpp#20824; seen here). Build
+# without them where the compiler knows the flags: the other kernels of the CPU stay.
+no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+if [[ $(uname -m) == x86_64 ]] && echo 'int main(void){return 0;}' | "${CC:-cc}" $no_amx -x c - -o /dev/null 2>/dev/null; then
+  export CFLAGS="${CFLAGS:+$CFLAGS }$no_amx" CXXFLAGS="${CXXFLAGS:+$CXXFLAGS }$no_amx"
+fi
 # llama-cpp-python comes only as source, and building it takes about 25 minutes. Pinned, because
 # pip reuses a wheel it built before only for the very same version.
 echo "install.sh: installing autodbg into $venv (a first build of llama-cpp-python takes ~25 min)"
