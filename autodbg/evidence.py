@@ -13,6 +13,7 @@ import ast
 import dataclasses
 import inspect
 import os
+import re
 import sys
 import types
 
@@ -188,8 +189,9 @@ def _safe_str(exc: BaseException) -> str:
 def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: set) -> FrameEvidence:
     lines = session.debugger.source_lines(entry)
     context = CRASH_CONTEXT if crash else CALLER_CONTEXT
-    first = max(1, entry.lineno - context)
-    last = min(len(lines), entry.lineno + context)
+    first, last = function_span(lines, entry.lineno)  # not the tail or head of the functions around it
+    first = max(first, entry.lineno - context)
+    last = min(last, entry.lineno + context)
     statement = failing_statement(lines, entry.lineno)
     shown_names: set[str] = set()
     line_values = []
@@ -203,10 +205,14 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
             shown_names.add(expr)
         if can_run_user_code():
             called = _called_functions(session, entry, statement, alive)
+    window = "\n".join(lines[first - 1:last])
+    # A module's locals are all its globals, hundreds in a large program: those its shown lines use.
+    told = (lambda name: re.search(rf"\b{re.escape(name)}\b", window) is not None) \
+        if entry.frame.f_code.co_name == "<module>" else (lambda name: True)
     other = {
         name: session.show(name, value)
         for name, value in session.visible_locals(entry).items()
-        if name not in shown_names
+        if name not in shown_names and told(name)
     }
     other_items = list(other.items())
     scrub = session.redactor.scrub
@@ -224,6 +230,19 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
         locals_cut=max(0, len(other_items) - MAX_LOCALS),
         called_functions=called,
     )
+
+
+def function_span(lines: list[str], lineno: int) -> tuple[int, int]:
+    """The lines of the innermost function holding LINENO, decorators included; the whole file
+    when no function holds it (or the file does not parse)."""
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return 1, len(lines)
+    spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
+             for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and node.lineno <= lineno <= (node.end_lineno or node.lineno)]
+    return max(spans, default=(1, len(lines)))
 
 
 def _value_text(session: Session, entry: FrameEntry, expr: str) -> str:

@@ -24,7 +24,7 @@ from autodbg.files import write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.probe.session import ProbedSession
 from autodbg.records import ModelInfo, Probe, Result, Turn
-from autodbg.report import EvidenceView, SummaryView, make_console
+from autodbg.report import EvidenceView, SearchView, SummaryView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
@@ -60,6 +60,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
         result.timings.worker_start = round(worker_started - started, 3)
         result.timings.evidence = round(time.monotonic() - worker_started, 3)
         console.print(EvidenceView(session.scrubbed(result.dossier)))
+        search_fixes(session, result, settings, console, started)
         if engine is not None:
             reason = run_investigation(engine, session, result, settings, console, started)
         elif model is None and reason is None:
@@ -101,7 +102,9 @@ def explain(session: ProbedSession) -> str:
             return "no model (AUTODBG_MODEL=none)"
         result = new_result(session, None)
         result.model = model
-        reason = run_investigation(engine, session, result, settings, make_console(), started)
+        console = make_console()
+        search_fixes(session, result, settings, console, started)
+        reason = run_investigation(engine, session, result, settings, console, started)
     except KeyboardInterrupt:
         reason = "interrupted"
     except Exception as err:
@@ -138,6 +141,19 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
     return engine, ModelInfo(spec.id if isinstance(spec, ModelSpec) else path.name, str(path), sha256)
 
 
+def search_fixes(session: ProbedSession, result: Result, settings: Settings, console, started: float) -> None:
+    """Where a failing test says when a change works, look for one without the model (it loads
+    meanwhile) and show what was found."""
+    from autodbg.investigate.search import budget_for, search, searchable
+
+    if not (session.probes and searchable(result.dossier)):
+        return
+    begun = time.monotonic()
+    result.search = search(session, result.dossier, min(begun + budget_for(settings.timeout), started + settings.timeout))
+    result.timings.search = round(time.monotonic() - begun, 3)
+    console.print(SearchView(session.scrubbed(result.search)))
+
+
 def run_investigation(engine, session: ProbedSession, result: Result, settings: Settings, console,
                       started: float) -> str | None:
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
@@ -150,7 +166,8 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
             info = engine.wait_loaded(started + settings.timeout)
             result.timings.model_load = info["load_seconds"]
             found = investigate(session, result.dossier, engine,
-                                Budget(deadline=started + settings.timeout, max_turns=settings.turns), on_step)
+                                Budget(deadline=started + settings.timeout, max_turns=settings.turns), on_step,
+                                result.search)
         result.transcript, result.diagnosis, result.tokens = found.transcript, found.diagnosis, found.tokens
         result.model_calls = found.calls
         result.timings.trials = found.trials or None

@@ -196,6 +196,30 @@ class Fix(Record):
 
 
 @dataclass
+class Candidate(Record):
+    """A fix tried on the crashed program, in a probe: lines FIRST..LAST of FILE replaced."""
+    file: str
+    display_file: str
+    first: int
+    last: int
+    code: str  # the lines as they are
+    replacement: str  # what replaces them ("" deletes them)
+    change: str  # what changed: a kind of change of autodbg.fix.mutate
+    trial: FixTrial
+
+
+@dataclass
+class Search(Record):
+    """The search for a fix without a model (autodbg.investigate.search): small changes of the
+    lines that made the failing values, each run on the crashed program in a probe."""
+    lines: int  # lines whose changes were tried
+    tried: int  # changes run
+    outcomes: dict[str, int]  # how many ended how: passes, still fails, fails differently, hangs, not run
+    seconds: float
+    passing: list[Candidate]  # the changes with which it passed, likeliest first
+
+
+@dataclass
 class Diagnosis(Record):
     file: str
     display_file: str
@@ -232,11 +256,12 @@ class Timings(Record):
     """Seconds; a step that did not happen is left out of the report."""
     worker_start: float | None = None
     evidence: float | None = None
+    search: float | None = None
     model_load: float | None = None
     trials: list[float] | None = None  # each fix tried in a probe
     verify: float | None = None
     total: float | None = None
-    _omit_none = ("worker_start", "evidence", "model_load", "trials", "verify", "total")
+    _omit_none = ("worker_start", "evidence", "search", "model_load", "trials", "verify", "total")
 
 
 @dataclass
@@ -263,6 +288,7 @@ class Result(Record):
     thread: str | None  # the thread's name, for thread crashes
     dossier: Dossier
     schema_version: int = REPORT_SCHEMA
+    search: Search | None = None
     transcript: list[Turn] = field(default_factory=list)
     diagnosis: Diagnosis | None = None
     model: ModelInfo | None = None
@@ -277,6 +303,6 @@ class Result(Record):
     def to_json(self) -> dict:
         data = _json(self)
         data["tokens"] = data["tokens"] or {}
-        order = ("schema_version", "autodbg_version", "python", "argv", "cwd", "thread", "dossier", "transcript",
+        order = ("schema_version", "autodbg_version", "python", "argv", "cwd", "thread", "dossier", "search", "transcript",
                  "diagnosis", "model", "timings", "model_calls", "tokens", "stopped_by", "reruns", "probe", "fallback_reason")
         return {key: data[key] for key in order}

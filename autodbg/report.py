@@ -15,7 +15,7 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from autodbg.records import Dossier, FixTrial, FrameEvidence, Result
+from autodbg.records import Dossier, FixTrial, FrameEvidence, Result, Search
 from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
@@ -92,6 +92,28 @@ def frame_view(frame: FrameEvidence) -> RenderResult:
         yield Text.assemble(("  other locals: ", "bold"), shown + more)
 
 
+class SearchView:
+    """The fixes the search found (autodbg.investigate.search), or that it found none."""
+
+    def __init__(self, search: Search) -> None:
+        self.search = Search.from_json(terminal_safe_tree(search.to_json()))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        s = self.search
+        yield Text("")
+        if not s.passing:
+            yield Text(f"no fix found: {s.tried} small changes of {s.lines} lines tried, each in a sandboxed copy "
+                       f"({s.seconds:.1f} s); with none of them the failing test runs to its end", style="dim")
+            return
+        yield Text(f"with these changes the failing test runs to its end ({s.tried} small changes of {s.lines} lines "
+                   f"tried, each in a sandboxed copy, no model):", style="bold")
+        for candidate in s.passing:
+            was = " ".join(candidate.code.split())
+            now = " ".join(candidate.replacement.split()) or "(line deleted)"
+            yield Text.assemble("  ", (f"{candidate.display_file}:{candidate.first}", "bold"), ": ", was, "  →  ",
+                                (now, "green"))
+
+
 class SummaryView:
     """The model's diagnosis: root cause, evidence, source, checked fix, footer."""
 
@@ -133,7 +155,7 @@ class SummaryView:
 def trial_line(trial: FixTrial) -> Text:
     """What happened when the crashed program ran again with the fix, in a probe."""
     if trial.passes:
-        return Text("ran: with this fix the crashed program now runs to the end without an exception", style="green")
+        return Text(f"ran: {trial.detail}", style="green")
     if trial.result == "not run":
         return Text(f"not run: {trial.detail}", style="dim")
     return Text(f"ran: it {trial.result}: {trial.detail}", style="yellow")

@@ -43,7 +43,7 @@ def sample_crash() -> tuple[list[dict], list[str]]:
         dossier = build_dossier(session)
     return ([{"role": "system", "content": SYSTEM_PROMPT},
              {"role": "user", "content": dossier_text(dossier) + "\n\nWhat is your first command?"}],
-            list(Seen(session, dossier).lines))
+            list(Seen(None, dossier).lines))  # no live state: the lines the evidence showed
 
 
 def peak_rss_kib(pid: int) -> int:

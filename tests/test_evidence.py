@@ -12,7 +12,7 @@ import pytest
 from autodbg.debugger.session import Session
 from autodbg.debugger.core import PostMortem
 from autodbg.evidence import (
-    CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement,
+    CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement, function_span,
 )
 from crashkit import line_of, load_program
 
@@ -188,14 +188,16 @@ def test_crash_in_an_if_header_shows_only_the_header(prog):
     assert "a.c" not in json.dumps(crash["line_values"])
 
 
-def test_source_windows_crash_six_lines_callers_two(prog):
+def test_source_windows_crash_six_lines_callers_two_within_their_function(prog):
     d = dossier(prog, "summary", {"a": [1], "b": []})
     lines = file_lines(prog)
     crash, caller, outer = d["frames"]
     assert CRASH_CONTEXT == 6 and CALLER_CONTEXT == 2
     for frame, context in ((crash, CRASH_CONTEXT), (caller, CALLER_CONTEXT)):
-        first, last = frame["line"] - context, frame["line"] + context
+        start, end = function_span(lines, frame["line"])
+        first, last = max(start, frame["line"] - context), min(end, frame["line"] + context)
         assert frame["source"] == {"first": first, "lines": lines[first - 1:last]}
+    assert crash["source"]["lines"][0].startswith("def mean(")  # not the tail of the function above it
     # The window is clipped at the end of the file.
     assert outer["source"]["first"] == outer["line"] - CALLER_CONTEXT
     assert outer["source"]["lines"] == lines[outer["line"] - CALLER_CONTEXT - 1:outer["line"] + CALLER_CONTEXT]

@@ -55,7 +55,7 @@ RIGHT = "    return [first + timedelta(days=offset) for offset in range((last - 
 
 def test_a_fix_in_a_function_that_already_returned_passes_when_the_script_runs_again(tmp_path):
     ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(RIGHT))
-    assert ran == {"result": "passes", "detail": "ran: it now runs to the end without an exception"}
+    assert ran == {"result": "passes", "detail": "with this fix the crashed program now runs to the end without an exception"}
 
 
 def test_a_wrong_fix_still_fails_and_says_where(tmp_path):

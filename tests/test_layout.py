@@ -14,7 +14,7 @@ from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FixTrial, FrameEvidence, LineValue,
-    ModelCall, ModelInfo, Probe, Replay, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
+    ModelCall, ModelInfo, Probe, Replay, Search, Candidate, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
 from crashkit import ScriptedStandInModel
@@ -90,7 +90,9 @@ def a_full_result() -> Result:
     diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
     return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
                   diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"),
-                  timings=Timings(1.0, 0.1, 2.0, [0.2], 0.5, 5.0),
+                  search=Search(3, 20, {"passes": 1, "still fails": 19}, 0.4,
+                                [Candidate("/p/app.py", "app.py", 1, 1, "n = 0\n", "n = 1\n", "constant", FixTrial("passes", "ran"))]),
+                  timings=Timings(1.0, 0.1, 0.4, 2.0, [0.2], 0.5, 5.0),
                   model_calls=[ModelCall("step", 1.0, 0.4, 900, 300, 20, 1, 1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")
 
 
@@ -132,7 +134,7 @@ def _top_level(body: str) -> str:
 def test_to_json_gives_readmes_schema_exactly():
     data = a_full_result().to_json()
     schema = readme_schema()
-    assert set(data) == schema[""] | {"dossier", "diagnosis", "model", "timings", "tokens", "probe"} - {""}
+    assert set(data) == schema[""] | {"dossier", "search", "diagnosis", "model", "timings", "tokens", "probe"} - {""}
     dossier = data["dossier"]
     assert set(dossier) == schema["dossier"]
     assert set(dossier["exception"]) == schema["exception"]
@@ -153,6 +155,9 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(data["probe"]) == schema["probe"]
     assert set(data["timings"]) == schema["timings"]
     assert set(data["model_calls"][0]) == schema["model_calls"]
+    assert set(data["search"]) == schema["search"]
+    assert set(data["search"]["passing"][0]) == schema["passing"]
+    assert set(data["search"]["passing"][0]["trial"]) == schema["trial"]
     assert set(data["tokens"]) == schema["tokens"]
 
 

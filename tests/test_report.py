@@ -60,27 +60,19 @@ EVIDENCE = """\
 ZeroDivisionError: division by zero
 
 crashy.py:4 in mean  (crash site)
-   1 def mean(values):
-   2     total = sum(values)
-   3     count = len(values)
-❱  4     return total / count
-   5
-   6
-   7 def main():
-   8     scores = []
-   9     return mean(scores)
-  10
+  1 def mean(values):
+  2     total = sum(values)
+  3     count = len(values)
+❱ 4     return total / count
   values on this line:
     total = 0
     count = 0
   other locals: values = []
 
 crashy.py:9 in main  (called from here)
-   7 def main():
-   8     scores = []
-❱  9     return mean(scores)
-  10
-  11
+  7 def main():
+  8     scores = []
+❱ 9     return mean(scores)
   values on this line:
     scores = []
 

@@ -26,6 +26,10 @@ THOUGHT_CHARS = 60  # a few words: longer thoughts cost seconds and only restate
 ROOT_CAUSE_CHARS = 240
 FIX_CHARS = 400
 MAX_NAMES = 200
+# What `source` and a program call in `print` may name: the frame's own names, then the functions
+# and classes of its module nearest the current line. Every one of a module's hundreds would make
+# the grammar, and each sampled token's check, grow with the program.
+MAX_SOURCES = 40
 CALLS = ("len", "type", "sorted", "repr", "sum", "min", "max", "list", "str", "bool")
 BINOPS = ("==", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "in", "is")
 
@@ -127,15 +131,16 @@ def dict_keys(session: Session) -> list[str]:
 
 
 def source_names(session: Session) -> list[str]:
-    """Functions and classes (and methods of user objects) whose source `source` can show."""
+    """Functions and classes (and methods of user objects) whose source `source` can show: the
+    frame's own names, then those of its module nearest the current line (the function that made
+    a bad value is often one this frame never calls, and most often one defined near it)."""
     out: dict[str, None] = {}
     entry = session.debugger.current
-    # The frame's own names first, then every user function and class of its module: the
-    # function that made a bad value is often one this frame never calls.
     names = frame_names(session)
-    names += [n for n, v in list(entry.frame.f_globals.items())[:MAX_NAMES]
-              if n not in names and not n.startswith("__") and (inspect.isfunction(v) or inspect.isclass(v))
-              and not is_secret_name(n)]
+    defined = [(abs(_first_line(v) - entry.lineno), n) for n, v in list(entry.frame.f_globals.items())[:MAX_NAMES * 5]
+               if n not in names and not n.startswith("__") and (inspect.isfunction(v) or inspect.isclass(v))
+               and not is_secret_name(n)]
+    names += [n for _, n in sorted(defined)]
     for name in names:
         value = session.frame_locals().get(name, entry.frame.f_globals.get(name))
         if (inspect.isfunction(value) or inspect.isclass(value)) and _defined_by_user(value):
@@ -144,7 +149,16 @@ def source_names(session: Session) -> list[str]:
                 out.update(dict.fromkeys(_methods(name, value)))
         elif not inspect.ismodule(value) and _defined_by_user(type(value)):
             out.update(dict.fromkeys(_methods(name, type(value))))
-    return list(out)[:MAX_NAMES]
+        if len(out) >= MAX_SOURCES:
+            break
+    return list(out)[:MAX_SOURCES]
+
+
+def _first_line(obj) -> int:
+    """Where OBJ (a function or class) is defined, without running any of its code; 0 if unknown."""
+    if inspect.isfunction(obj):
+        return obj.__code__.co_firstlineno
+    return next((m.__code__.co_firstlineno for m in vars(obj).values() if inspect.isfunction(m)), 0)
 
 
 def _methods(prefix: str, cls: type) -> list[str]:
@@ -340,3 +354,20 @@ def answer_grammar(shown_lines: list[str], root_cause_chars: int = ROOT_CAUSE_CH
         f"loc ::= {locations}",
         f'fix ::= "null" | "\\"" char{{1,{FIX_CHARS}}} "\\""',
     ]) + "\n"
+
+
+def choice_grammar(labels: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> str:
+    """A root cause of at most ROOT_CAUSE_CHARS characters, then one of LABELS or none:
+    `{"root_cause": "...", "fix": "A"}`."""
+    choices = alternatives(literal(json.dumps(label)) for label in [*labels, "none"])
+    return "\n".join([
+        'root ::= "{\\"root_cause\\": \\"" text "\\", \\"fix\\": " choice "}"',
+        f"text ::= char{{1,{root_cause_chars}}}",
+        '''char ::= [^"\\\\\\n] | "\\\\" ["\\\\nt]''',
+        f"choice ::= {choices}",
+    ]) + "\n"
+
+
+def choice_max_chars(labels: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> int:
+    """The longest reply choice_grammar accepts, to size max_tokens so none is cut."""
+    return root_cause_chars + max(len(json.dumps(label)) for label in [*labels, "none"]) + 40

@@ -78,7 +78,9 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
                                    "so nothing checked the fix")
     if len(sandbox.refusals) > refused_before:  # the program caught a refusal and went on: not how it runs
         return FixTrial("not run", f"it ran on past something the sandbox refused: {sandbox.refusals[refused_before]}")
-    return FixTrial("passes", "ran: it now runs to the end without an exception")
+    if check is not None:
+        return FixTrial("passes", "with this fix the failing assertion holds, and the code that holds it runs to its end")
+    return FixTrial("passes", "with this fix the crashed program now runs to the end without an exception")
 
 
 def _running_frames() -> set[int]:

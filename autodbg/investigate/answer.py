@@ -63,17 +63,24 @@ def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> 
         diagnosis.line, diagnosis.line_end = fix.first, fix.last
         diagnosis.source_window = source_window(filename, fix.first, fix.last)
     diagnosis.fix = fix
+    fix.problem = fix.problem or hiding(dossier, filename, diagnosis.line, diagnosis.line_end, fix.replacement)
+    return diagnosis
+
+
+def hiding(dossier: Dossier, filename: str, first: int, last: int, replacement: str) -> str | None:
+    """Why replacing lines FIRST..LAST of FILENAME by REPLACEMENT would hide the crash rather than
+    fix it, or None: it rewrites the failing assert, or the test that runs it, or deletes the
+    line that crashed."""
     site = dossier.crash_site
-    at_crash = site.file == filename and diagnosis.line <= site.line <= diagnosis.line_end
-    spec = specification_lines(dossier)
+    at_crash = site.file == filename and first <= site.line <= last
     if at_crash and dossier.assertion:
         # A failing assert is the specification: a "fix" that rewrites it only hides the bug.
-        fix.problem = "it rewrites the failing assertion, which is the specification: fix the code it checks"
-    elif any((filename, n) in spec for n in range(diagnosis.line, diagnosis.line_end + 1)):
-        fix.problem = "it changes the test that runs the failing assertion, not the code the assertion checks"
-    elif at_crash and does_nothing(fix.replacement):
-        fix.problem = "it deletes the line that crashed, which hides the error: correct the code instead"
-    return diagnosis
+        return "it rewrites the failing assertion, which is the specification: fix the code it checks"
+    if any((filename, n) in specification_lines(dossier) for n in range(first, last + 1)):
+        return "it changes the test that runs the failing assertion, not the code the assertion checks"
+    if at_crash and does_nothing(replacement):
+        return "it deletes the line that crashed, which hides the error: correct the code instead"
+    return None
 
 
 def specification_lines(dossier: Dossier) -> set[tuple[str, int]]:

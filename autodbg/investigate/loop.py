@@ -3,6 +3,7 @@ show it the output; then ask for the answer under the answer grammar, and check 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections import Counter
@@ -11,13 +12,15 @@ from typing import Callable, NamedTuple
 
 from autodbg.debugger.commands import COMMANDS, ShownLine
 from autodbg.debugger.grammar import (
-    ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, step_grammar,
+    ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars, choice_grammar,
+    choice_max_chars, step_grammar,
 )
-from autodbg.investigate.answer import make_diagnosis, quotable, specification_lines, unreadable
-from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
+from autodbg.fix.check import check_fix
+from autodbg.investigate.answer import make_diagnosis, quotable, source_window, specification_lines, unreadable
+from autodbg.investigate.prompt import SYSTEM_PROMPT, candidates_text, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
-from autodbg.records import Diagnosis, Dossier, FixTrial, ModelCall, Replay, Tokens, Turn
+from autodbg.records import Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Replay, Search, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
@@ -54,7 +57,7 @@ class Findings:
     tokens: Tokens = field(default_factory=Tokens)
     calls: list[ModelCall] = field(default_factory=list)  # each completion, with its cost
     trials: list[float] = field(default_factory=list)  # seconds of each fix tried in a probe
-    stopped_by: str = ""  # done | repeat | turns | tokens | time | probe (no live state could be read)
+    stopped_by: str = ""  # search | done | repeat | turns | tokens | time | probe (no live state could be read)
     error: str | None = None  # why the model stopped answering (what was found until then is kept)
 
 
@@ -140,8 +143,9 @@ class Investigation:
     """One investigation of one crash: `run()` asks, runs the turns, then gets the answer."""
 
     def __init__(self, session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
-                 on_step: Callable[[Turn | None], None] = lambda turn: None) -> None:
+                 on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> None:
         self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
+        self.passing = search.passing if search is not None else []  # fixes the search found
         self.seen = Seen(session.state(), dossier)
         self.findings = Findings()
         self.messages: list[dict] = []
@@ -156,8 +160,15 @@ class Investigation:
         return self.findings
 
     def steps(self) -> None:
+        question = candidates_text(self.passing) if self.passing else self.first_question()
         self.messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": dossier_text(self.dossier) + "\n\n" + self.first_question()}]
+                         {"role": "user", "content": dossier_text(self.dossier) + "\n\n" + question}]
+        if self.passing:
+            self.on_step(None)
+            if self.choose():
+                self.findings.stopped_by = "search"
+                return
+            self.messages.append({"role": "user", "content": self.first_question()})
         reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (self.budget.deadline - time.monotonic()))
         self.findings.stopped_by = "turns"
         for _ in range(self.budget.max_turns):
@@ -214,6 +225,30 @@ class Investigation:
         self.messages += [{"role": "assistant", "content": completion.text},
                           {"role": "user", "content": f"Output:\n{output}\n\nNext command, or done."}]
         return True
+
+    def choose(self) -> bool:
+        """Ask which of the fixes the search found corrects the root cause, and why; True when the
+        model chose one (it stands as the diagnosis), False when it chose none."""
+        labels = [chr(ord("A") + i) for i in range(len(self.passing))]
+        for attempt in range(2):
+            completion = self.ask("choice", choice_grammar(labels), choice_max_chars(labels), self.budget.deadline,
+                                  seed=attempt)
+            try:
+                answer = json.loads(completion.text)
+                chosen = labels.index(answer["fix"])
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                return False  # "none", or an answer cut short
+            candidate = self.passing[chosen]
+            diagnosis = candidate_diagnosis(candidate, answer["root_cause"])
+            problem = unreadable(diagnosis, self.dossier)
+            if problem is None or attempt == 1:
+                if problem is not None:  # the fix stands; its reason is said plainly instead
+                    diagnosis.root_cause = plain_root_cause(candidate)
+                self.findings.diagnosis = diagnosis
+                return True
+            self.messages += [{"role": "assistant", "content": completion.text},
+                              {"role": "user", "content": f"That answer is not usable: {problem}. Answer in JSON again."}]
+        return False
 
     def answer(self) -> None:
         """Ask for the final answer and try its fix on the crashed program, in a probe; while time
@@ -321,6 +356,21 @@ class Investigation:
         return completion
 
 
+def candidate_diagnosis(candidate: Candidate, root_cause: str) -> Diagnosis:
+    """The diagnosis that CANDIDATE, a fix that passed in a probe, is the fix of."""
+    fix = check_fix(candidate.file, candidate.first, candidate.last, candidate.replacement)
+    fix.trial = candidate.trial
+    return Diagnosis(candidate.file, candidate.display_file, fix.first, fix.last, root_cause, fix,
+                     source_window(candidate.file, fix.first, fix.last))
+
+
+def plain_root_cause(candidate: Candidate) -> str:
+    was = " ".join(candidate.code.split()) or "(nothing)"
+    now = " ".join(candidate.replacement.split()) or "nothing"
+    return (f"{candidate.display_file}:{candidate.first}: `{was}` is wrong: with `{now}` instead, "
+            f"the failing test passes.")
+
+
 def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
     """Which answer to keep: one whose fix ran and passed, then one with a usable fix, then any
     readable one; one that only repeats the error message before none; junk never."""
@@ -397,8 +447,8 @@ def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str,
 
 
 def investigate(session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
-                on_step: Callable[[Turn | None], None] = lambda turn: None) -> Findings:
-    return Investigation(session, dossier, model, budget, on_step).run()
+                on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> Findings:
+    return Investigation(session, dossier, model, budget, on_step, search).run()
 
 
 def fit_context(messages: list[dict], model: Model, max_tokens: int, deadline: float) -> None:

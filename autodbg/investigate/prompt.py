@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from autodbg.debugger.commands import COMMANDS, help_text
 from autodbg.debugger.safe_eval import cut
-from autodbg.records import Dossier
+import textwrap
+
+from autodbg.records import Candidate, Dossier
 
 PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
 SAME_VALUE_CHARS = 40  # a value this long, shown again in another frame, is named, not repeated
@@ -84,4 +86,18 @@ def dossier_text(dossier: Dossier) -> str:
             out += [f"{replay.call} run again, what its lines made: {replay.history}" for replay in dossier.replays]
     if dossier.folded_user_frames:
         out.append(f"({dossier.folded_user_frames} more user frames not shown)")
+    return "\n".join(out)
+
+
+def candidates_text(passing: list[Candidate]) -> str:
+    """The fixes the search found, lettered, and the question which one corrects the root cause."""
+    out = ["I tried small changes of the code in a sandboxed copy of the crashed program. With each of these, "
+           "the failing test runs to its end:"]
+    for i, candidate in enumerate(passing):
+        out.append(f"{chr(ord('A') + i)}) {candidate.display_file} line {candidate.first}:")
+        old = textwrap.dedent(candidate.code).splitlines()
+        new = textwrap.dedent(candidate.replacement).splitlines() if candidate.replacement else []
+        out += [f"- {line}" for line in old] + [f"+ {line}" for line in new]
+    out.append('Which change corrects the root cause? Answer in JSON: root_cause (one or two sentences: what was wrong '
+               'in the code and why), then fix (its letter, or "none" if no change is right).')
     return "\n".join(out)

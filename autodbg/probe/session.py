@@ -130,16 +130,18 @@ class ProbedSession:
             self._look("state")
         return self.last_state
 
-    def try_fix(self, file: str, first: int, last: int, replacement: str, exception_type: str) -> FixTrial:
-        """Run the crashed program again with the fix, in a probe (autodbg.fix.trial)."""
+    def try_fix(self, file: str, first: int, last: int, replacement: str, exception_type: str,
+                seconds: float = TRIAL_SECONDS) -> FixTrial:
+        """Run the crashed program again with the fix, in a probe (autodbg.fix.trial) that may run
+        for SECONDS."""
         if not self.probes:
             return FixTrial("not run", "no probe here, and the fix must not run in the crashed process")
         request = (self.open_debugger, file, first, last, replacement, exception_type, self.redact)
-        outcome = run_in_probe(lambda: trial(*request), deadline=TRIAL_SECONDS)
+        outcome = run_in_probe(lambda: trial(*request), deadline=seconds)
         if outcome.status == "ok":
             return FixTrial(outcome.value["result"], self.redactor.scrub(outcome.value["detail"]))
         if outcome.status == "timed out":
-            return FixTrial("hangs", f"still running after {TRIAL_SECONDS:g} s")
+            return FixTrial("hangs", f"still running after {seconds:g} s")
         why = outcome.detail if outcome.status == "refused" else f"{outcome.status}: {outcome.detail}"
         return FixTrial("not run", self.redactor.scrub(why))
 

@@ -1,0 +1,387 @@
+"""Small changes of one line, as candidate fixes: program analysis, no model and no program objects.
+
+Bugs people write (and the ones HumanEvalFix plants) are mostly one token off: a comparison the
+wrong way round, an off-by-one bound, a wrong constant, the wrong variable, arguments swapped, an
+operand too many, a method's twin (`startswith`/`endswith`), a generator where a list was needed,
+a `return` missing at a function's end. `mutants()` lists those changes of one line, each as a
+splice of the line's own text (the rest of the line keeps its spelling), likeliest kinds first;
+whether one is right is for running it to tell (autodbg.investigate.search).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+import textwrap
+from dataclasses import dataclass
+
+from autodbg.fix.lines import python_lines
+
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**")
+OPERATOR = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
+COMPARATOR = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+              ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+# Methods and built-ins easily mistaken for a twin.
+TWIN_METHODS = {
+    "lower": ("upper", "swapcase"), "upper": ("lower", "swapcase"), "swapcase": ("lower", "upper"),
+    "startswith": ("endswith",), "endswith": ("startswith",), "isupper": ("islower",), "islower": ("isupper",),
+    "append": ("extend",), "extend": ("append",), "keys": ("values", "items"), "values": ("keys", "items"),
+    "items": ("keys", "values"), "lstrip": ("rstrip", "strip"), "rstrip": ("lstrip", "strip"),
+    "strip": ("lstrip", "rstrip"), "split": ("rsplit",), "rsplit": ("split",), "find": ("rfind",),
+    "rfind": ("find",), "index": ("rindex",), "isdigit": ("isalpha", "isalnum"), "isalpha": ("isdigit", "isalnum"),
+    "floor": ("ceil",), "ceil": ("floor",), "remove": ("discard",),
+}
+TWIN_FUNCTIONS = {"min": ("max",), "max": ("min",), "any": ("all",), "all": ("any",), "sorted": ("reversed",),
+                  "reversed": ("sorted",), "int": ("round", "float"), "float": ("int",), "round": ("int",)}
+# Calls whose value is a truth value: `not` in front of one is a change worth trying.
+TRUTH_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "callable", "any", "all", "bool", "startswith",
+                         "endswith", "isdigit", "isalpha", "isalnum", "isupper", "islower", "isspace", "exists"})
+# Likeliest first: the order candidates are tried in when time allows only some.
+KINDS = ("comparison", "off-by-one", "constant", "boolean", "operator", "operands", "drop", "abs", "method",
+         "arguments", "slice", "list", "negate", "augmented", "return", "variable", "delete")
+MAX_VARIABLES = 12  # names tried in place of a variable
+MAX_STRINGS = 8  # the function's other string literals tried in place of one
+OPERATOR_CHARS = re.escape("-+*/%<>=!&|^@~")
+ATOMS = (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """Lines FIRST..LAST of a file replaced by REPLACEMENT (its lines, each ending in a newline;
+    empty: deleted); KIND says what changed (one of KINDS)."""
+    first: int
+    last: int
+    replacement: str
+    kind: str
+
+
+def mutants(source: str, line: int) -> list[Mutant]:
+    """Changes of LINE of SOURCE (a module's text), likeliest kinds first; each one parses.
+    None for a line that is not the first line of a statement, or is a `def`/`class` line."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    lines = python_lines(source)
+    if not 1 <= line <= len(lines):
+        return []
+    scope = _scope(tree, line)
+    statement = next((node for node in ast.walk(scope) if isinstance(node, ast.stmt) and node.lineno == line
+                      and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))), None)
+    if statement is None:
+        return []
+    text = _Line(lines[line - 1])
+    found = _Found()
+    on_line = [node for node in ast.walk(statement) if getattr(node, "lineno", 0) == getattr(node, "end_lineno", 0) == line]
+    variables = _variables(scope)
+    strings = _strings(scope)
+    # `x - 0`, `x * 1`: a constant that makes its operation do nothing is never a fix (dropping it is)
+    neutral = {id(n.right): {ast.Add: 0, ast.Sub: 0}.get(type(n.op), 1) for n in on_line
+               if isinstance(n, ast.BinOp) and isinstance(n.right, ast.Constant)}
+    for node in on_line:
+        for kind, new in _expression_changes(node, text, variables, strings, neutral.get(id(node))):
+            found.add(kind, line, line, new)
+    for kind, first, last, new in _statement_changes(tree, scope, statement, text, lines, variables):
+        found.add(kind, first, last, new)
+    return [m for m in sorted(found.items, key=lambda m: KINDS.index(m.kind)) if _parses(scope, lines, m)]
+
+
+class _Found:
+    def __init__(self) -> None:
+        self.items: list[Mutant] = []
+        self.seen: set[tuple[int, int, str]] = set()
+
+    def add(self, kind: str, first: int, last: int, new: str) -> None:
+        key = (first, last, new)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.items.append(Mutant(first, last, new, kind))
+
+
+class _Line:
+    """One source line; AST columns are UTF-8 byte offsets into it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.raw = text.encode("utf-8")
+
+    def of(self, node: ast.AST) -> str:
+        return self.raw[node.col_offset:node.end_col_offset].decode("utf-8")
+
+    def splice(self, start: int, end: int, new: str) -> str:
+        return (self.raw[:start] + new.encode("utf-8") + self.raw[end:]).decode("utf-8")
+
+    def replace(self, node: ast.AST, new: str) -> str:
+        return self.splice(node.col_offset, node.end_col_offset, new)
+
+    def operator(self, left: ast.AST, right: ast.AST, token: str) -> tuple[int, int] | None:
+        """Byte span of TOKEN between LEFT and RIGHT (outside any brackets LEFT or RIGHT left open)."""
+        gap = self.raw[left.end_col_offset:right.col_offset].decode("utf-8")
+        if token[0].isalpha():
+            pattern = r"\s+".join(rf"\b{word}\b" for word in token.split())
+        else:  # `<` is not the start of `<=` or `<<`
+            pattern = rf"(?<![{OPERATOR_CHARS}]){re.escape(token)}(?![{OPERATOR_CHARS}])"
+        match = re.search(pattern, gap)
+        if match is None:
+            return None
+        start = left.end_col_offset + len(gap[:match.start()].encode("utf-8"))
+        return start, start + len(match.group().encode("utf-8"))
+
+
+def _expression_changes(node: ast.AST, line: _Line, variables: list[str], strings: list[str], neutral: int | None):
+    """(kind, new line text) for the changes of one expression node; NEUTRAL: the value that would
+    make it, a constant operand, do nothing."""
+    if isinstance(node, ast.Compare):
+        yield from _comparison_changes(node, line)
+    elif isinstance(node, ast.BinOp) and type(node.op) in OPERATOR:
+        yield from _operator_changes(node, line)
+    elif isinstance(node, ast.BoolOp):
+        token, other = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
+        spans = [line.operator(a, b, token) for a, b in zip(node.values, node.values[1:])]
+        if all(spans):
+            raw = line.raw
+            for start, end in sorted(spans, reverse=True):
+                raw = raw[:start] + other.encode() + raw[end:]
+            yield "boolean", raw.decode("utf-8")
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+        yield ("boolean" if isinstance(node.op, ast.Not) else "drop"), line.replace(node, line.of(node.operand))
+    elif isinstance(node, ast.Constant):
+        yield from (("constant", line.replace(node, new)) for new in _other_constants(node, line, strings)
+                    if new != str(neutral))
+    elif isinstance(node, ast.Name):
+        if node.id in variables and isinstance(node.ctx, ast.Load):  # a value read: the wrong one is read
+            yield from (("variable", line.replace(node, name)) for name in variables if name != node.id)
+        yield from (("method", line.replace(node, twin)) for twin in TWIN_FUNCTIONS.get(node.id, ()))
+    elif isinstance(node, ast.Attribute) and node.attr in TWIN_METHODS:
+        base = line.of(node.value)
+        yield from (("method", line.replace(node, f"{base}.{twin}")) for twin in TWIN_METHODS[node.attr])
+    elif isinstance(node, ast.Call):
+        yield from _call_changes(node, line)
+    elif isinstance(node, ast.Subscript):
+        yield from _subscript_changes(node, line)
+    elif isinstance(node, ast.GeneratorExp):
+        text = line.of(node)
+        if text.startswith("(") and text.endswith(")"):  # a generator is consumed once: a list is not
+            yield "list", line.replace(node, f"[{text[1:-1]}]")
+
+
+def _comparison_changes(node: ast.Compare, line: _Line):
+    lefts = [node.left] + node.comparators[:-1]
+    for op, left, right in zip(node.ops, lefts, node.comparators):
+        token = COMPARATOR[type(op)]
+        span = line.operator(left, right, token)
+        if span is None:
+            continue
+        group = COMPARISONS if token in COMPARISONS else ("is", "is not") if token.startswith("is") else ("in", "not in")
+        yield from (("comparison", line.splice(*span, other)) for other in group if other != token)
+        if token in ("in", "not in") and len(node.ops) == 1:  # `x in s` for `s in x`
+            yield "operands", line.splice(left.col_offset, right.end_col_offset, f"{line.of(right)} {token} {line.of(left)}")
+
+
+def _operator_changes(node: ast.BinOp, line: _Line):
+    token = OPERATOR[type(node.op)]
+    span = line.operator(node.left, node.right, token)
+    if span is None:
+        return
+    right = node.right.value if isinstance(node.right, ast.Constant) else None
+    for other in ARITHMETIC:
+        if other == token or (right in (0, 1) and not isinstance(right, bool) and other in ("*", "/", "//", "**", "%")):
+            continue  # `x * 1`, `x ** 0`: nothing a person would write
+        if right == 0 and other in ("+", "-"):
+            continue
+        yield "operator", line.splice(*span, other)
+    left_text, right_text = line.of(node.left), line.of(node.right)
+    if token not in ("+", "*") or not isinstance(node.right, ast.Constant):
+        yield "operands", line.replace(node, f"{_operand(node.right, right_text)} {token} {_operand(node.left, left_text)}")
+    yield "drop", line.replace(node, left_text)
+    yield "drop", line.replace(node, right_text)
+    if token == "-":
+        yield "abs", line.replace(node, f"abs({line.of(node)})")  # a distance, not a difference
+
+
+def _operand(node: ast.AST, text: str) -> str:
+    return text if isinstance(node, ATOMS) else f"({text})"
+
+
+def _other_constants(node: ast.Constant, line: _Line, strings: list[str]) -> list[str]:
+    value, text = node.value, line.of(node)
+    if isinstance(value, bool):
+        return [repr(not value)]
+    if isinstance(value, int):
+        return [str(n) for n in dict.fromkeys((value + 1, value - 1, 0, 1, 2)) if n != value and n >= 0]
+    if isinstance(value, float):
+        return [repr(x) for x in dict.fromkeys((value + 1, value - 1, 0.0, 1.0, value * 2, value / 2)) if x != value and x >= 0]
+    if isinstance(value, str) and text[:1] in "'\"" and text[-1:] == text[:1] and "\\" not in text:
+        quote = text[0]
+        others = [f"{quote}{s}{quote}" for s in strings if s != value and quote not in s and "\\" not in s and "\n" not in s]
+        return others[:MAX_STRINGS] + ([quote * 2] if value else [])
+    return []
+
+
+def _call_changes(node: ast.Call, line: _Line):
+    args = node.args
+    if 2 <= len(args) <= 3 and not any(isinstance(a, ast.Starred) for a in args) and all(_same_line(a, node) for a in args):
+        texts = [line.of(a) for a in args]
+        for order in itertools.permutations(range(len(args))):
+            if list(order) != sorted(order):
+                yield "arguments", line.splice(args[0].col_offset, args[-1].end_col_offset,
+                                               ", ".join(texts[i] for i in order))
+    if isinstance(node.func, ast.Name) and node.func.id == "range" and all(_same_line(a, node) for a in args):
+        if len(args) == 2:
+            yield "drop", line.splice(args[0].col_offset, args[1].end_col_offset, line.of(args[1]))
+        for arg in args:
+            yield from _off_by_one(arg, line)
+
+
+def _subscript_changes(node: ast.Subscript, line: _Line):
+    index = node.slice
+    if not _same_line(index, node):
+        return
+    if isinstance(index, ast.Slice):
+        lower, upper = index.lower, index.upper
+        if (lower is None) != (upper is None) and index.step is None:  # `s[k:]` for `s[:k]`
+            bound = line.of(lower or upper)
+            yield "slice", line.replace(index, f":{bound}" if upper is None else f"{bound}:")
+        for bound in (lower, upper):
+            if bound is not None:
+                yield from _off_by_one(bound, line)
+    elif not isinstance(index, ast.Tuple):
+        yield from _off_by_one(index, line)
+
+
+def _off_by_one(node: ast.AST, line: _Line):
+    """NODE + 1 and NODE - 1, but not where they undo a `+ 1`/`- 1` already there (dropping it does that)."""
+    if isinstance(node, ast.Constant):
+        return  # constants change on their own
+    text = line.of(node)
+    ends_in_one = isinstance(node, ast.BinOp) and isinstance(node.right, ast.Constant) and node.right.value == 1
+    wrapped = text if isinstance(node, ATOMS) or isinstance(node, ast.BinOp) and type(node.op) in (ast.Add, ast.Sub) \
+        else f"({text})"
+    for sign, undoes in (("+", ast.Sub), ("-", ast.Add)):
+        if not (ends_in_one and isinstance(node.op, undoes)):
+            yield "off-by-one", line.replace(node, f"{wrapped} {sign} 1")
+
+
+def _statement_changes(tree: ast.Module, scope: ast.AST, statement: ast.stmt, line: _Line, lines: list[str],
+                       variables: list[str]):
+    """(kind, first, last, new text) for changes of the statement as a whole."""
+    number = statement.lineno
+    test = getattr(statement, "test", None) if isinstance(statement, (ast.If, ast.While)) else None
+    if isinstance(statement, ast.Return):
+        test = statement.value
+    single_comparison = isinstance(test, ast.Compare) and len(test.ops) == 1  # turning it round does that
+    if test is not None and _same_line(test, statement) and _truth_value(test) and not single_comparison:
+        yield "negate", number, number, line.replace(test, _negated(test, line.of(test)))
+    if isinstance(statement, (ast.For, ast.AsyncFor)) and _same_line(statement.iter, statement):
+        text = line.of(statement.iter)  # a loop over a dict or list it changes, or over a one-shot iterator
+        if not text.startswith("list("):
+            yield "list", number, number, line.replace(statement.iter, f"list({text})")
+    if isinstance(statement, ast.AugAssign) and _same_line(statement.value, statement):
+        target = statement.target  # `depth -= 1` read and wrote the wrong variable
+        if isinstance(target, ast.Name) and target.id in variables:
+            for name in variables:
+                if name != target.id:
+                    yield "variable", number, number, line.replace(target, name)
+        token = OPERATOR.get(type(statement.op))
+        span = line.operator(statement.target, statement.value, f"{token}=") if token else None
+        if span is not None:
+            for other in ARITHMETIC:
+                if other != token:
+                    yield "augmented", number, number, line.splice(*span, f"{other}=")
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.BinOp) \
+            and isinstance(statement.value.left, ast.Name) and type(statement.value.op) in OPERATOR:
+        # `count + 1` computes and drops its value: `count += 1` keeps it
+        value = statement.value
+        yield "augmented", number, number, line.replace(
+            value, f"{value.left.id} {OPERATOR[type(value.op)]}= {line.of(value.right)}")
+    block = _block_of(tree, statement)
+    last = statement.end_lineno or number
+    if block is not None and len(block) > 1:
+        yield "delete", number, last, ""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and last == scope.end_lineno \
+            and not isinstance(scope.body[-1], (ast.Return, ast.Raise)):
+        indent = " " * scope.body[0].col_offset  # the function's end falls off: return what it made
+        kept = "".join(lines[number - 1:last])
+        assigned = [name for name in variables if name in _assigned(scope)]
+        for name in assigned[::-1][:3]:
+            yield "return", number, last, f"{kept.rstrip()}\n{indent}return {name}\n"
+
+
+def _truth_value(node: ast.AST) -> bool:
+    """Whether NODE's value is a truth value (so `not` in front of it means something)."""
+    if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, bool)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return name in TRUTH_CALLS or name.startswith(("is_", "has_"))
+    return False
+
+
+def _negated(node: ast.AST, text: str) -> str:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return text[3:].lstrip()
+    return f"not {text}" if isinstance(node, ATOMS) else f"not ({text})"
+
+
+def _same_line(node: ast.AST, holder: ast.AST) -> bool:
+    return node.lineno == node.end_lineno == holder.lineno
+
+
+def _scope(tree: ast.Module, line: int) -> ast.AST:
+    """The innermost function holding LINE (its `def` line excluded), else the module."""
+    best: ast.AST = tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body[0].lineno <= line <= node.end_lineno:
+            if best is tree or node.lineno > best.lineno:
+                best = node
+    return best
+
+
+def _variables(scope: ast.AST) -> list[str]:
+    """A function's parameters and the names it assigns (none at a module's level: too many)."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    arguments = scope.args
+    names = [a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
+    names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    names += _assigned(scope)
+    return [n for n in dict.fromkeys(names) if n != "self"][:MAX_VARIABLES]
+
+
+def _assigned(scope: ast.AST) -> list[str]:
+    return list(dict.fromkeys(node.id for node in ast.walk(scope) if isinstance(node, ast.Name)
+                              and isinstance(node.ctx, ast.Store)))
+
+
+def _strings(scope: ast.AST) -> list[str]:
+    return list(dict.fromkeys(node.value for node in ast.walk(scope) if isinstance(node, ast.Constant)
+                              and isinstance(node.value, str) and len(node.value) <= 40))
+
+
+def _block_of(tree: ast.Module, statement: ast.stmt) -> list[ast.stmt] | None:
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and any(s is statement for s in block):
+                return block
+    return None
+
+
+def _parses(scope: ast.AST, lines: list[str], mutant: Mutant) -> bool:
+    """Whether the scope holding MUTANT (a function, or the module) still parses with it."""
+    if isinstance(scope, ast.Module):
+        first, last = 1, len(lines)
+    else:
+        first = min([scope.lineno] + [d.lineno for d in scope.decorator_list])
+        last = scope.end_lineno
+    text = "".join(lines[first - 1:mutant.first - 1]) + mutant.replacement + "".join(lines[mutant.last:last])
+    try:
+        ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return False
+    return True

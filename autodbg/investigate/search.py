@@ -1,0 +1,88 @@
+"""Look for a fix without a model: small changes (autodbg.fix.mutate) of the lines that made the
+failing values, each run on the crashed program in a probe (autodbg.fix.trial), likeliest first.
+
+Only where the crash is a failing test of the program's own functions (`assert parse(s) == 3`),
+whose assertion -- and the rest of its test function -- is the specification a change must meet:
+there "with this change the failing test runs to its end" is strong evidence, where "the program
+no longer raises" would reward changes that only hide a crash. Small models recognise a right
+line better than they find one; the search finds, the model (when there is one) explains.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from autodbg.debugger.core import display_path, source_lines
+from autodbg.fix.mutate import Mutant, mutants
+from autodbg.investigate.answer import hiding, specification_lines
+from autodbg.probe.session import ProbedSession
+from autodbg.records import Candidate, Dossier, Search
+
+SEARCH_SECONDS = 4.0  # at most, of the crash's budget
+SEARCH_SHARE = 0.15  # of the crash's budget, when that is less
+CANDIDATE_SECONDS = 1.0  # one changed program's run: tests run in milliseconds; a change that loops stops here
+MAX_PASSING = 3  # changes that pass, offered to the model
+MORE_AFTER_PASSING = 30  # changes tried after the first that passes, looking for others to offer
+LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried after every line's other changes
+ORIGIN_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "for": 3}
+
+
+@dataclass(frozen=True)
+class Place:
+    file: str
+    line: int
+
+
+def searchable(dossier: Dossier) -> bool:
+    """Whether a failing test of the program's functions says when a change works."""
+    return bool(specification_lines(dossier))
+
+
+def search_places(dossier: Dossier) -> list[Place]:
+    """The lines to change, likeliest first: the lines that ran in the calls the failing line made
+    (replayed; the last to run first), then the lines that made the failing line's values; not
+    the test itself."""
+    places = [Place(replay.file, line) for replay in dossier.replays for line in replay.lines]
+    origins = sorted(dossier.origins, key=lambda o: (ORIGIN_KINDS.get(o.kind, 2), o.depth))
+    places += [Place(o.file, o.line) for o in origins]
+    spec = specification_lines(dossier)
+    return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec]
+
+
+def budget_for(timeout: float) -> float:
+    return min(SEARCH_SECONDS, SEARCH_SHARE * timeout)
+
+
+def search(session: ProbedSession, dossier: Dossier, deadline: float, places: list[Place] | None = None) -> Search:
+    """Try changes of PLACES (default: search_places) on the crashed program until MAX_PASSING
+    pass or DEADLINE (time.monotonic()) comes; each in a probe of its own."""
+    started = time.monotonic()
+    places = search_places(dossier) if places is None else places
+    first_tier, later = [], []
+    for place in places:
+        for mutant in _mutants(place):
+            if hiding(dossier, place.file, mutant.first, mutant.last, mutant.replacement) is None:
+                (later if mutant.kind in LATER_KINDS else first_tier).append((place, mutant))
+    passing: list[Candidate] = []
+    outcomes: Counter[str] = Counter()
+    tried_after = 0
+    for place, mutant in first_tier + later:
+        if time.monotonic() + CANDIDATE_SECONDS > deadline or len(passing) == MAX_PASSING \
+                or tried_after > MORE_AFTER_PASSING:
+            break
+        trial = session.try_fix(place.file, mutant.first, mutant.last, mutant.replacement, dossier.exception.type,
+                                seconds=CANDIDATE_SECONDS)
+        outcomes[trial.result] += 1
+        tried_after += bool(passing)
+        if trial.passes:
+            code = "".join(source_lines(place.file)[i - 1] + "\n" for i in range(mutant.first, mutant.last + 1))
+            passing.append(Candidate(place.file, display_path(place.file), mutant.first, mutant.last, code,
+                                     mutant.replacement, mutant.kind, trial))
+    return Search(len(places), sum(outcomes.values()), dict(outcomes), round(time.monotonic() - started, 3), passing)
+
+
+def _mutants(place: Place) -> list[Mutant]:
+    lines = source_lines(place.file)
+    return mutants("\n".join(lines) + "\n", place.line) if lines else []

@@ -1,0 +1,115 @@
+"""Small changes of one line (autodbg.fix.mutate): each kind on the lines it is for, spliced into
+the line's own text, every one parsing, none that changes nothing."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from autodbg.fix.mutate import KINDS, mutants
+
+PROGRAM = textwrap.dedent('''\
+    def window(values, size, label="span"):
+        total = 0
+        for i in range(len(values) - size):
+            if values[i] < size and label in "spans":
+                total += values[i]
+        parts = (str(v) for v in values)
+        print(label.startswith("s"), make(size, total))
+        result = values[i:] + [1]
+        return len(values) - 1
+
+
+    def make(a, b):
+        kept = [a, b]
+        kept.append(a)
+''')
+
+
+def changed(line: int, kind: str | None = None) -> list[str]:
+    """The new text of LINE (stripped, `|`-joined when several lines) of each mutant of KIND."""
+    return ["|".join(part.strip() for part in m.replacement.splitlines())
+            for m in mutants(PROGRAM, line) if kind is None or m.kind == kind]
+
+
+def test_comparisons_turn_round_and_in_swaps_its_operands():
+    assert changed(4, "comparison") == [
+        'if values[i] <= size and label in "spans":', 'if values[i] > size and label in "spans":',
+        'if values[i] >= size and label in "spans":', 'if values[i] == size and label in "spans":',
+        'if values[i] != size and label in "spans":', 'if values[i] < size and label not in "spans":']
+    assert 'if values[i] < size and "spans" in label:' in changed(4, "operands")
+    assert 'if values[i] < size or label in "spans":' in changed(4, "boolean")
+
+
+def test_a_bound_is_off_by_one_both_ways_but_an_existing_one_is_dropped_not_undone():
+    assert changed(3, "off-by-one") == ["for i in range(len(values) - size + 1):",
+                                        "for i in range(len(values) - size - 1):"]
+    assert changed(9, "drop") == ["return len(values)", "return 1"]
+    assert "return len(values) - 1 + 1" not in changed(9)
+    assert changed(9, "constant") == ["return len(values) - 2"]  # not `- 0`, which `drop` says better
+    assert changed(9, "abs") == ["return abs(len(values) - 1)"]
+
+
+def test_operators_change_but_never_into_a_no_op():
+    ops = changed(9, "operator")
+    assert "return len(values) + 1" in ops and "return len(values) // 1" not in ops and "return len(values) * 1" not in ops
+    assert "total -= values[i]" in changed(5, "augmented")
+
+
+def test_twins_arguments_and_a_generator_made_a_list():
+    assert 'print(label.endswith("s"), make(size, total))' in changed(7, "method")
+    assert 'print(label.startswith("s"), make(total, size))' in changed(7, "arguments")
+    assert changed(6, "list") == ["parts = [str(v) for v in values]"]
+    assert "result = values[:i] + [1]" in changed(8, "slice")
+
+
+def test_a_variable_read_is_swapped_for_the_functions_other_names_but_not_a_name_it_writes():
+    variables = changed(8, "variable")
+    assert "result = size[i:] + [1]" in variables and "result = values[total:] + [1]" in variables
+    assert not any(v.startswith(("total =", "size =")) for v in variables)
+    assert {"values += values[i]", "size += values[i]", "total += size[i]"} <= set(changed(5, "variable"))
+
+
+def test_a_function_that_falls_off_its_end_returns_what_it_made_and_a_statement_may_go():
+    assert changed(14, "return") == ["kept.append(a)|return kept"]
+    assert changed(14, "delete") == [""]
+    assert changed(2, "delete") == [""]
+
+
+def test_lines_that_start_no_statement_have_no_changes():
+    assert mutants(PROGRAM, 1) == []  # a def line
+    assert mutants(PROGRAM, 10) == []  # blank
+    assert mutants(PROGRAM, 999) == []
+    assert mutants("x = (1 +\n     2)\n", 2) == []  # a continuation line
+    assert mutants("def broken(:\n", 1) == []
+
+
+def test_every_change_parses_changes_something_and_comes_likeliest_kind_first():
+    lines = PROGRAM.splitlines(keepends=True)
+    for line in range(1, len(lines) + 1):
+        found = mutants(PROGRAM, line)
+        assert [KINDS.index(m.kind) for m in found] == sorted(KINDS.index(m.kind) for m in found)
+        for m in found:
+            assert m.replacement != "".join(lines[m.first - 1:m.last])
+            ast.parse("".join(lines[:m.first - 1]) + m.replacement + "".join(lines[m.last:]))
+
+
+def test_the_rest_of_the_line_keeps_its_spelling_also_past_multibyte_characters():
+    source = 'def f(n):\n    return "café·" + str(n - 1)  # n ≥ 1 ‘here’\n'
+    found = [m.replacement for m in mutants(source, 2) if m.kind == "operator"]
+    assert '    return "café·" + str(n + 1)  # n ≥ 1 ‘here’\n' in found
+    assert all(r.endswith("# n ≥ 1 ‘here’\n") for r in found)
+
+
+@pytest.mark.parametrize("source, line, fixed", [
+    ("def f(xs):\n    return [x for x in xs if x < 0]\n", 2, "    return [x for x in xs if x > 0]\n"),
+    ("def f(n):\n    return sum(range(n))\n", 2, "    return sum(range(n + 1))\n"),
+    ("def f(a, b):\n    return a - b\n", 2, "    return abs(a - b)\n"),
+    ("def f(s, p):\n    return [x for x in s if x.endswith(p)]\n", 2, "    return [x for x in s if x.startswith(p)]\n"),
+    ("def f(a, b):\n    while b:\n        a, b = b, a % b\n    return b\n", 4, "    return a\n"),
+    ("def f(xs):\n    product = 0\n    for x in xs:\n        product *= x\n    return product\n", 2, "    product = 1\n"),
+])
+def test_the_fix_of_a_one_token_bug_is_among_the_changes(source, line, fixed):
+    assert fixed in [m.replacement for m in mutants(source, line)]

@@ -1,0 +1,160 @@
+"""The search for a fix without a model (autodbg.investigate.search): small changes of the lines
+that made the failing values, each run on the real crashed program in a probe; then the model's
+choice among those that passed (loop logic with the scripted stand-in, named as such)."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import time
+
+import pytest
+
+from autodbg.investigate.loop import Budget, investigate
+from autodbg.investigate.search import CANDIDATE_SECONDS, Place, search, search_places, searchable
+from autodbg.probe.session import ProbedSession
+from autodbg.records import Candidate, FixTrial, Search
+from conftest import clean_env, run_py
+from crashkit import BELOW_ZERO, ScriptedStandInModel
+
+# A test of count_down(): its `return` doubles the count. Changes of its other lines loop for ever
+# (`n += 1`) or write a file (`steps < 100`): a probe must contain both.
+COUNT_DOWN = '''\
+def count_down(n, log):
+    steps = 0
+    while n > 0:
+        n -= 1
+        steps += 1
+    if steps > 100:
+        open(log, "w").write("written by a changed program")
+    return steps * 2
+
+
+def check(count_down):
+    assert count_down(3, "LEAK") == 3
+
+
+check(count_down)
+'''
+
+SCRIPT = "def mean(values):\n    return sum(values) / len(values)\n\n\nprint(mean([]))\n"
+
+
+def crashed(directory, monkeypatch, source: str, name: str = "prog.py"):
+    """Run SOURCE as DIRECTORY/NAME here; the session and dossier of its crash, whose traceback
+    starts at the program's own frames as sys.excepthook gets it."""
+    monkeypatch.chdir(directory)
+    (directory / name).write_text(source)
+    with pytest.raises(Exception) as raised:
+        runpy.run_path(str(directory / name), run_name="__main__")
+    session = ProbedSession.of_crash(raised.value.with_traceback(raised.value.__traceback__.tb_next))
+    return session, session.dossier()
+
+
+def test_the_search_finds_the_one_token_fix_of_a_failing_test(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
+    assert searchable(dossier)
+    places = search_places(dossier)
+    # the lines the replayed call ran, the last to run first; never the test (lines 10-16)
+    assert [p.line for p in places][:5] == [6, 5, 4, 3, 2] and all(p.line < 10 for p in places)
+    found = search(session, dossier, time.monotonic() + 10)
+    assert found.passing, found
+    best = found.passing[0]
+    assert (best.display_file, best.first, best.last, best.change) == ("prog.py", 5, 5, "comparison")
+    assert (best.code, best.replacement) == ("        if balance == 0:\n", "        if balance < 0:\n")
+    assert best.trial == FixTrial("passes", "with this fix the failing assertion holds, and the code that holds it "
+                                            "runs to its end")
+    assert found.tried >= 1 and found.lines == len(places) and (tmp_path / "prog.py").read_text() == BELOW_ZERO
+
+
+def test_changes_that_write_are_refused_in_their_probe_and_the_search_goes_on(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, COUNT_DOWN)
+    writing_first = [Place(str(tmp_path / "prog.py"), n) for n in (6, 8)]  # `if steps < 100:` writes LEAK
+    found = search(session, dossier, time.monotonic() + 30, writing_first)
+    assert not (tmp_path / "LEAK").exists()
+    assert found.outcomes["not run"] >= 2  # the sandbox refused the write: not counted as passing
+    assert [c.replacement for c in found.passing] == ["    return steps\n"]
+    assert found.tried == sum(found.outcomes.values())
+
+
+def test_changes_that_loop_are_stopped_and_the_search_keeps_its_deadline(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, COUNT_DOWN)
+    started = time.monotonic()
+    found = search(session, dossier, started + 3, [Place(str(tmp_path / "prog.py"), 4)])  # `n += 1` never ends
+    assert found.outcomes["hangs"] >= 2
+    assert time.monotonic() - started < 3 + CANDIDATE_SECONDS
+
+
+def test_no_search_where_no_test_says_when_a_change_works(tmp_path, monkeypatch):
+    _, dossier = crashed(tmp_path, monkeypatch, SCRIPT)
+    assert not searchable(dossier)  # "no longer raises" would reward changes that only hide the crash
+    _, dossier = crashed(tmp_path, monkeypatch, "def apply(rate):\n    assert 0 < rate < 1\n    return rate\n\n\n"
+                                                "apply(1.5)\n", "sale.py")
+    assert not searchable(dossier)  # a bare assert in program code checks its caller's value: no test
+
+
+def two_fixes(session, dossier) -> Search:
+    """The search's own fix, and a second one that also passed (as `<= -1` would)."""
+    found = search(session, dossier, time.monotonic() + 10)
+    right = found.passing[0]
+    other = Candidate(right.file, right.display_file, 2, 2, "    balance = 0\n", "    balance = 1\n", "constant",
+                      FixTrial("passes", "with this fix the failing assertion holds"))
+    return Search(found.lines, found.tried, found.outcomes, found.seconds, [other, right])
+
+
+def choice(root_cause: str, fix: str) -> str:
+    return json.dumps({"root_cause": root_cause, "fix": fix})
+
+
+def test_scripted_the_model_chooses_among_the_fixes_that_passed_and_says_why(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
+    passing = two_fixes(session, dossier)
+    model = ScriptedStandInModel([choice("It returns True when the balance is exactly zero, not below it.", "B")])
+    found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=passing)
+    assert found.stopped_by == "search" and not found.transcript and len(model.calls) == 1
+    asked = model.calls[0]["messages"][1]["content"]
+    assert "A) prog.py line 2:\n- balance = 0\n+ balance = 1\nB) prog.py line 5:\n- if balance == 0:\n+ if balance < 0:" in asked
+    assert '"\\"A\\"" | "\\"B\\"" | "\\"none\\""' in model.calls[0]["grammar"]
+    d = found.diagnosis
+    assert (d.line, d.line_end, d.root_cause) == (5, 5, "It returns True when the balance is exactly zero, not below it.")
+    assert d.fix.problem is None and "+        if balance < 0:" in d.fix.diff and d.fix.trial.passes
+    assert [c.purpose for c in found.calls] == ["choice"]
+
+
+def test_scripted_none_of_them_sends_the_model_on_with_its_own_investigation(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
+    condition = "prog.py:5| if balance == 0:"
+    own = json.dumps({"root_cause": "zero is not below zero", "first_line": condition, "last_line": condition,
+                      "new_code": "        if balance < 0:"})
+    model = ScriptedStandInModel([choice("None of these is it.", "none"), "Thought: done\nCommand: done", own])
+    found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=two_fixes(session, dossier))
+    assert [c.purpose for c in found.calls] == ["choice", "step", "answer"]
+    assert model.calls[1]["messages"][-1]["content"].endswith("What is your first command?")
+    assert found.diagnosis.line == 5 and found.diagnosis.fix.trial.passes
+
+
+def test_scripted_a_junk_reason_for_a_fix_that_passed_is_said_plainly_instead(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
+    junk = choice("(null) (null) (null) (null) (null)", "B")
+    model = ScriptedStandInModel([junk, junk])
+    found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=two_fixes(session, dossier))
+    assert "not usable" in model.calls[1]["messages"][-1]["content"]
+    assert found.diagnosis.root_cause == ("prog.py:5: `if balance == 0:` is wrong: with `if balance < 0:` instead, "
+                                          "the failing test passes.")
+
+
+def test_the_crash_hook_shows_what_the_search_found_under_the_evidence(tmp_path):
+    (tmp_path / "prog.py").write_text(COUNT_DOWN)
+    report = tmp_path / "report.json"
+    run = run_py(["prog.py"], cwd=tmp_path, env=clean_env(AUTODBG="1", AUTODBG_MODEL="none",
+                                                          AUTODBG_REPORT=str(report), AUTODBG_TIMEOUT="20"))
+    plain = run_py(["prog.py"], cwd=tmp_path, env=clean_env(AUTODBG="0"))
+    assert run.returncode == plain.returncode == 1
+    assert run.stderr.startswith(plain.stderr)  # the user's traceback first, unchanged
+    assert "with these changes the failing test runs to its end" in run.stderr
+    assert "prog.py:8: return steps * 2  →  return steps" in run.stderr
+    assert run.stderr.index("autodbg · evidence") < run.stderr.index("with these changes")
+    result = json.loads(report.read_text())
+    assert result["search"]["passing"][0]["replacement"] == "    return steps\n"
+    assert result["timings"]["search"] <= 0.15 * 20 + 2 * CANDIDATE_SECONDS
+    assert not (tmp_path / "LEAK").exists()
