@@ -31,6 +31,7 @@ from autodbg.textsafe import terminal_safe
 from autodbg.version import __version__
 
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
+PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; the rest absorbs a slow model
 
 
 def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: ProbedSession | None = None,
@@ -166,7 +167,8 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
             info = engine.wait_loaded(started + settings.timeout)
             result.timings.model_load = info["load_seconds"]
             found = investigate(session, result.dossier, engine,
-                                Budget(deadline=started + settings.timeout, max_turns=settings.turns), on_step,
+                                Budget(deadline=started + settings.timeout, max_turns=settings.turns,
+                                       target=started + settings.timeout * PACE), on_step,
                                 result.search)
         result.transcript, result.diagnosis, result.tokens = found.transcript, found.diagnosis, found.tokens
         result.model_calls = found.calls

@@ -247,6 +247,7 @@ class ModelCall(Record):
     prompt_tokens: int
     prompt_tokens_evaluated: int  # of them, not reused from the cache
     generated: int
+    accepted: int  # of them, drafted from the context and taken in a batch (autodbg.llm.lookup)
     grammar_refusals: int  # sampled tokens the grammar refused: each one matched the whole vocabulary
     grammar_bytes: int
 

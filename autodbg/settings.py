@@ -16,7 +16,7 @@ from autodbg.errors import AutodbgError
 from autodbg.redact import parse_additions
 
 DEFAULT_TIMEOUT = 60.0  # seconds for the whole investigation on a 2-core laptop
-DEFAULT_TURNS = 3  # debugger commands the model may run before answering
+DEFAULT_TURNS = 2  # debugger commands the model may run before answering (the budget's plan may stop it sooner)
 
 
 @dataclass(frozen=True)

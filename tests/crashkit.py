@@ -132,4 +132,4 @@ class ScriptedStandInModel(Model):
     def complete(self, messages, *, grammar, max_tokens, deadline, seed=0, cache_prefix_messages=0):
         self.calls.append({"messages": [dict(m) for m in messages], "grammar": grammar, "max_tokens": max_tokens})
         text = self.replies.pop(0)
-        return Completion(text, "stop", 100, 10, 90, self.tokens, False, 0, 0, 0.01, 0.005)
+        return Completion(text, "stop", 100, 10, 90, self.tokens, 0, 0, False, 0, 0, 0.01, 0.005)

@@ -138,3 +138,40 @@ def test_missing_model_file_is_a_load_error(tmp_path, state_home):
 
 def test_free_cores_is_within_affinity():
     assert 1 <= free_cores() <= len(os.sched_getaffinity(0))
+
+
+def test_drafts_from_the_context_change_no_token_of_the_reply(tiny_model, monkeypatch):
+    """Speculative decoding from the context (autodbg.llm.lookup): with the same sampler, the
+    reply is the same whether drafts are tried or not, and text the model copies is drafted."""
+    from autodbg.llm import worker
+
+    line = "    return [first + timedelta(days=offset) for offset in range((last - first).days)]"
+    copy = [{"role": "system", "content": "You repeat code exactly."},
+            {"role": "user", "content": f"Repeat this line exactly, twice:\n{line}\n{line}"}]
+
+    def reply(draft: bool) -> tuple[str, int, int]:
+        replies = []
+        w = worker.Worker(replies.append)
+        w.load(str(tiny_model), n_ctx=1024, threads=free_cores())
+        if not draft:
+            monkeypatch.setattr(worker.Lookup, "draft", lambda self, limit: [])
+        w.complete(copy, grammar=None, max_tokens=80, temperature=0.0, seed=0, cache_prefix_messages=0)
+        done = replies[-1]
+        assert done["kind"] == "done" and "".join(r["text"] for r in replies[:-1]) == done["text"]
+        return done["text"], done["drafted"], done["accepted"]
+
+    with_drafts, drafted, accepted = reply(True)
+    without, none_drafted, _ = reply(False)
+    assert with_drafts == without and none_drafted == 0
+    assert accepted >= 10 and drafted >= accepted  # the copied line was drafted, and taken
+
+
+def test_a_draft_is_what_followed_the_newest_tokens_before_and_never_longer_than_the_cap():
+    from autodbg.llm.lookup import MAX_DRAFT, NGRAM, Lookup
+
+    context = Lookup([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 99, 1, 2])
+    assert NGRAM == 3 and context.draft(100) == []  # [99, 1, 2] never came before
+    context.add(3)
+    assert context.draft(100) == [4, 5, 6, 7, 8, 9, 10, 11][:MAX_DRAFT] and context.draft(2) == [4, 5]
+    context.add(42)
+    assert context.draft(5) == []

@@ -82,8 +82,8 @@ def uncaught_crash(tmp_path, monkeypatch):
     pytest.fail("the program did not crash")
 
 
-def later(seconds=60):
-    return Budget(deadline=time.monotonic() + seconds)
+def later(seconds=60, turns=3):
+    return Budget(deadline=time.monotonic() + seconds, max_turns=turns)
 
 
 def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):

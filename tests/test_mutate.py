@@ -109,6 +109,7 @@ def test_the_rest_of_the_line_keeps_its_spelling_also_past_multibyte_characters(
     ("def f(a, b):\n    return a - b\n", 2, "    return abs(a - b)\n"),
     ("def f(s, p):\n    return [x for x in s if x.endswith(p)]\n", 2, "    return [x for x in s if x.startswith(p)]\n"),
     ("def f(a, b):\n    while b:\n        a, b = b, a % b\n    return b\n", 4, "    return a\n"),
+    ("def f(m):\n    return timedelta(seconds=m)\n", 2, "    return timedelta(minutes=m)\n"),
     ("def f(xs):\n    product = 0\n    for x in xs:\n        product *= x\n    return product\n", 2, "    product = 1\n"),
 ])
 def test_the_fix_of_a_one_token_bug_is_among_the_changes(source, line, fixed):

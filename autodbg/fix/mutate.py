@@ -36,6 +36,10 @@ TWIN_METHODS = {
 TWIN_FUNCTIONS = {"min": ("max",), "max": ("min",), "any": ("all",), "all": ("any",), "sorted": ("reversed",),
                   "reversed": ("sorted",), "int": ("round", "float"), "float": ("int",), "round": ("int",)}
 # Calls whose value is a truth value: `not` in front of one is a change worth trying.
+# Keyword arguments easily given in the wrong unit.
+TWIN_KEYWORDS = {"seconds": ("minutes", "milliseconds"), "minutes": ("seconds", "hours"), "hours": ("minutes", "days"),
+                 "days": ("hours", "weeks"), "weeks": ("days",), "milliseconds": ("seconds", "microseconds"),
+                 "microseconds": ("milliseconds",)}
 TRUTH_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "callable", "any", "all", "bool", "startswith",
                          "endswith", "isdigit", "isalpha", "isalnum", "isupper", "islower", "isspace", "exists"})
 # Likeliest first: the order candidates are tried in when time allows only some.
@@ -228,6 +232,12 @@ def _call_changes(node: ast.Call, line: _Line):
             if list(order) != sorted(order):
                 yield "arguments", line.splice(args[0].col_offset, args[-1].end_col_offset,
                                                ", ".join(texts[i] for i in order))
+    for keyword in node.keywords:  # `timedelta(seconds=n)` for `minutes=n`
+        if keyword.arg in TWIN_KEYWORDS and _same_line(keyword, node):
+            for twin in TWIN_KEYWORDS[keyword.arg]:
+                yield "method", line.splice(keyword.col_offset, keyword.value.col_offset,
+                                            line.raw[keyword.col_offset:keyword.value.col_offset].decode("utf-8")
+                                            .replace(keyword.arg, twin, 1))
     if isinstance(node.func, ast.Name) and node.func.id == "range" and all(_same_line(a, node) for a in args):
         if len(args) == 2:
             yield "drop", line.splice(args[0].col_offset, args[1].end_col_offset, line.of(args[1]))

@@ -38,6 +38,10 @@ REPLAY_SUSPECT_LINES = 12  # of a replayed call's lines offered as one suspect
 ANSWER_SHARE = 0.35  # of the time budget kept back for the final answer, so there always is one
 ANSWER_RESERVE_MIN = 12.0
 STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one token per character
+# What a turn and an answer usually cost (dev corpus, both bench models): the step's tokens, its
+# output as prompt tokens, an answer's tokens. With the rates measured in this crash, they say
+# whether one more command fits before the budget's target.
+TYPICAL_STEP, TYPICAL_OUTPUT, TYPICAL_ANSWER = 25, 150, 80
 UNSEEN_SOURCES = 6
 TRIMMED = "[older output trimmed to fit the context]"
 
@@ -47,6 +51,12 @@ class Budget:
     deadline: float  # time.monotonic() by which the answer must be in
     max_turns: int = DEFAULT_TURNS
     max_generated: int = MAX_GENERATED_TOKENS
+    # By when the investigation plans to be done (default: the deadline): a command is run only
+    # when it and two answers are likely to fit before it, at the rates this model shows here.
+    target: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.target = self.target or self.deadline
 
 
 @dataclass
@@ -171,8 +181,10 @@ class Investigation:
             self.messages.append({"role": "user", "content": self.first_question()})
         reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (self.budget.deadline - time.monotonic()))
         self.findings.stopped_by = "turns"
-        for _ in range(self.budget.max_turns):
+        for turn in range(self.budget.max_turns):
             stop = self.stop_reason(reserve) or (None if self.state() is not None else "probe")
+            if stop is None and turn > 0 and not self.another_turn_fits():
+                stop = "time"
             if stop:
                 self.findings.stopped_by = stop
                 break
@@ -188,6 +200,19 @@ class Investigation:
         if unseen:  # where a wrong value was made, most often: what the session can show and the evidence cannot
             ask = f"Used by the code above, source not shown: {', '.join(unseen)}.\n{ask}"
         return ask
+
+    def another_turn_fits(self) -> bool:
+        """Whether one more command and two answers are likely done by the budget's target, at the
+        generation and prompt rates the model showed in this crash."""
+        calls = self.findings.calls
+        making = sum(c.seconds - c.prompt_seconds for c in calls)
+        reading = sum(c.prompt_seconds for c in calls)
+        if making <= 0 or reading <= 0:
+            return True  # nothing measured (a model that reports no split): the turn limit decides
+        per_token = making / max(1, sum(c.generated for c in calls))
+        per_prompt_token = reading / max(1, sum(c.prompt_tokens_evaluated for c in calls))
+        turn = TYPICAL_STEP * per_token + TYPICAL_OUTPUT * per_prompt_token
+        return time.monotonic() + turn + 2 * TYPICAL_ANSWER * per_token <= self.budget.target
 
     def stop_reason(self, reserve: float) -> str | None:
         if time.monotonic() > self.budget.deadline - reserve:
@@ -288,7 +313,8 @@ class Investigation:
                                    for q in suspect.lines)]
             own_lines = self.same_lines(diagnosis) if attempt == 0 and diagnosis is not None else []
             request = next_request(diagnosis, problem, outcome, own_lines, suspects)
-            if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.deadline:
+            # Another answer costs about what this one did: only when it fits the budget's plan.
+            if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.target:
                 return
             text, lines = request
             tried.update((self.seen.lines[q].file, self.seen.lines[q].line) for q in lines)
@@ -346,7 +372,7 @@ class Investigation:
         self.findings.calls.append(ModelCall(purpose, round(time.monotonic() - started, 3), completion.prompt_seconds,
                                              completion.prompt_tokens,
                                              completion.prompt_tokens_evaluated, completion.completion_tokens,
-                                             completion.grammar_refusals, len(grammar.encode())))
+                                             completion.accepted, completion.grammar_refusals, len(grammar.encode())))
         tokens = self.findings.tokens
         tokens.prompt_tokens_evaluated += completion.prompt_tokens_evaluated
         tokens.prompt_tokens_reused += completion.prompt_tokens_reused

@@ -24,6 +24,8 @@ class Completion:
     prompt_tokens_evaluated: int
     prompt_tokens_reused: int
     completion_tokens: int
+    drafted: int  # tokens drafted from the context (autodbg.llm.lookup), and of them
+    accepted: int  # those the model took: made without a decode step each
     system_prompt_from_disk: bool
     system_prompt_tokens: int  # length of the fixed prefix kept on disk (0: none)
     grammar_refusals: int  # sampled tokens the grammar refused, so the whole vocabulary was matched

@@ -99,7 +99,7 @@ class RemoteEngine(Model):
         return Completion(
             text=text, finish_reason=str(reply["choices"][0].get("finish_reason") or "stop"),
             prompt_tokens=prompt, prompt_tokens_evaluated=prompt - cached, prompt_tokens_reused=cached,
-            completion_tokens=_int(usage.get("completion_tokens")),
+            completion_tokens=_int(usage.get("completion_tokens")), drafted=0, accepted=0,
             system_prompt_from_disk=False, system_prompt_tokens=0,
             grammar_refusals=0,  # no server reports it
             seconds=round(time.monotonic() - started, 3),

@@ -43,14 +43,14 @@ class Sampler:
         self.full = None  # the whole-vocabulary candidates, made on the first refused token
         self.refused = 0
 
-    def sample(self) -> int:
-        """The next token from the last evaluated position's logits."""
-        token = llama_cpp.llama_sampler_sample(self.chain, self.ctx, -1)
+    def sample(self, index: int = -1) -> int:
+        """The next token from the logits of position INDEX of the last batch (-1: its last)."""
+        token = llama_cpp.llama_sampler_sample(self.chain, self.ctx, index)
         if self.grammar is None:
             return token
         if not self._allowed(token):
             self.refused += 1
-            token = self._sample_constrained()
+            token = self._sample_constrained(index)
         llama_cpp.llama_sampler_accept(self.grammar, token)
         return token
 
@@ -60,11 +60,11 @@ class Sampler:
         llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(single))
         return not math.isinf(single.data[0].logit)
 
-    def _sample_constrained(self) -> int:
+    def _sample_constrained(self, index: int) -> int:
         if self.full is None:
             self.full = np.recarray((self.n_vocab,), dtype=np.dtype(
                 [("id", np.intc), ("logit", np.single), ("p", np.single)], align=True))
-        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.ctx, -1), shape=(self.n_vocab,))
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.ctx, index), shape=(self.n_vocab,))
         self.full.id[:] = np.arange(self.n_vocab, dtype=np.intc)
         self.full.logit[:] = logits
         self.full.p[:] = 0.0

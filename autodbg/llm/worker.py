@@ -9,8 +9,8 @@ stdout; file descriptors 1 and 2 are pointed at /dev/null so llama.cpp's own out
   complete {messages, grammar, max_tokens, temperature, seed, cache_prefix_messages: K}
       (the first K messages are a fixed prefix kept on disk)
       -> token {text} ... then done {text, finish_reason, prompt_tokens, prompt_tokens_evaluated,
-         prompt_tokens_reused, completion_tokens, system_prompt_from_disk, system_prompt_tokens,
-         grammar_refusals, seconds, prompt_seconds}
+         prompt_tokens_reused, completion_tokens, drafted, accepted, system_prompt_from_disk,
+         system_prompt_tokens, grammar_refusals, seconds, prompt_seconds}
   count_tokens {messages} -> tokens {tokens}
 Any failure -> error {error: one line}; the worker then keeps serving.
 """
@@ -29,6 +29,7 @@ from pathlib import Path
 from autodbg.channel import Channel, ChannelClosed, ChannelError
 from autodbg.errors import AutodbgError
 from autodbg.files import private_dir, replacing
+from autodbg.llm.lookup import Lookup
 
 CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content']"
           " + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
@@ -77,7 +78,6 @@ class Worker:
 
     def complete(self, messages: list[dict], grammar: str | None, max_tokens: int, temperature: float,
                  seed: int, cache_prefix_messages: int) -> None:
-        import llama_cpp
         from autodbg.llm.sampling import Sampler
 
         if self.llm is None:
@@ -104,29 +104,69 @@ class Worker:
             reused = kept if from_disk else min(live, kept)  # not the prefix just evaluated to save it
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a character may span tokens
             parts: list[str] = []
-            finish = "length"
-            generated = 0
-            while generated < max_tokens:
-                token = sampler.sample()
-                if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
-                    finish = "stop"
-                    break
-                generated += 1
+
+            def emit(token: int) -> None:
                 text = decoder.decode(llm.detokenize([token]))
                 if text:
                     parts.append(text)
                     self.reply({"kind": "token", "text": text})
-                llm.eval([token])
+
+            finish, generated, drafted, accepted = self.generate(sampler, Lookup(tokens), max_tokens, emit)
         finally:
             sampler.close()
         self.reply({
             "kind": "done", "text": "".join(parts), "finish_reason": finish,
             "prompt_tokens": len(tokens), "prompt_tokens_evaluated": len(tokens) - reused,
             "prompt_tokens_reused": reused,
-            "completion_tokens": generated, "system_prompt_from_disk": from_disk,
+            "completion_tokens": generated, "drafted": drafted, "accepted": accepted,
+            "system_prompt_from_disk": from_disk,
             "system_prompt_tokens": len(prefix), "grammar_refusals": sampler.refused,
             "seconds": round(time.monotonic() - started, 3), "prompt_seconds": round(prompt_seconds, 3),
         })
+
+    def generate(self, sampler, lookup: Lookup, max_tokens: int, emit) -> tuple[str, int, int, int]:
+        """Sample up to MAX_TOKENS tokens after the evaluated prompt, passing each to EMIT; returns
+        (finish reason, tokens made, tokens drafted, drafts the model took).
+
+        Each token is evaluated in one batch with what followed its context last time (LOOKUP's
+        draft, autodbg.llm.lookup), with logits at every position: the draft tokens the sampler
+        picks anyway -- the same sampler, at the same positions -- are made without a decode step
+        each, so the reply is what it would have been, sooner. The positions of drafts not taken
+        are forgotten."""
+        import llama_cpp
+
+        llm = self.llm
+
+        def end(token: int) -> bool:
+            return llama_cpp.llama_vocab_is_eog(llm._model.vocab, token)
+
+        generated = drafted = accepted = 0
+        token = sampler.sample()
+        while not end(token):
+            emit(token)
+            lookup.add(token)
+            generated += 1
+            if generated == max_tokens:
+                return "length", generated, drafted, accepted
+            draft = lookup.draft(max_tokens - generated - 1)
+            base = llm.n_tokens
+            _evaluate_all(llm, [token, *draft])  # the logits at position i follow draft[:i]
+            drafted += len(draft)
+            kept = 0
+            token = sampler.sample(0)
+            while kept < len(draft) and token == draft[kept] and not end(token):
+                emit(token)
+                lookup.add(token)
+                generated += 1
+                kept += 1
+                if generated == max_tokens:
+                    break
+                token = sampler.sample(kept)
+            accepted += kept
+            _forget_after(llm, base + 1 + kept)
+            if generated == max_tokens:
+                return "length", generated, drafted, accepted
+        return "stop", generated, drafted, accepted
 
     def keep_prefix(self, tokens: list[int]) -> int:
         """Keep the KV cache's longest prefix of TOKENS, but at least the last token is evaluated:
@@ -207,6 +247,23 @@ def prune(directory: Path, limit: int) -> None:
             break
         p.unlink(missing_ok=True)
         total -= size
+
+
+def _evaluate_all(llm, tokens: list[int]) -> None:
+    """Evaluate TOKENS after the KV cache's tokens in one batch, keeping the logits of every position
+    (llama_cpp.Llama.eval keeps only the last one's)."""
+    llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+    llm._batch.set_batch(batch=tokens, n_past=llm.n_tokens, logits_all=True)
+    llm._ctx.decode(llm._batch)
+    llm.input_ids[llm.n_tokens:llm.n_tokens + len(tokens)] = tokens
+    llm.n_tokens += len(tokens)
+
+
+def _forget_after(llm, keep: int) -> None:
+    """Drop the KV cache's positions from KEEP on (drafts the model did not take)."""
+    if keep < llm.n_tokens:
+        llm._ctx.kv_cache_seq_rm(-1, keep, -1)
+        llm.n_tokens = keep
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
