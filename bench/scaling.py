@@ -568,12 +568,14 @@ def read_run(report: dict, case: Case, crash: Crash) -> Run:
 
 def call_text(call: dict) -> str:
     """One completion: its purpose, seconds, prompt tokens evaluated and how long that took, tokens
-    made and their rate, sampled tokens the grammar refused (each a whole-vocabulary match)."""
+    made and their rate (and how many of them were drafts the model took: autodbg.llm.lookup),
+    sampled tokens the grammar refused (each a whole-vocabulary match)."""
     making = call["seconds"] - call["prompt_seconds"]
     rate = f" {call['generated'] / making:.1f}t/s" if making > 0 else ""
     return (f"{call['purpose']} {call['seconds']:.1f}s: prompt {call['prompt_tokens_evaluated']} of"
             f" {call['prompt_tokens']} tokens evaluated in {call['prompt_seconds']:.1f}s, {call['generated']} made"
-            f" in {making:.1f}s{rate}, {call['grammar_refusals']} refused, grammar {call['grammar_bytes']} B")
+            f" in {making:.1f}s{rate} ({call['accepted']} drafted from the context), {call['grammar_refusals']} refused,"
+            f" grammar {call['grammar_bytes']} B")
 
 
 # --- printing ----------------------------------------------------------------------------------

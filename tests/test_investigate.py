@@ -543,3 +543,17 @@ def test_scripted_first_prompt_names_functions_used_but_not_shown(tmp_path, monk
     budget.max_turns = 0
     investigate(session, dossier, one_shot, budget)
     assert "source not shown" not in one_shot.calls[0]["messages"][1]["content"]
+
+
+def test_the_evidence_in_the_prompt_keeps_to_its_budget_whatever_the_stack(tmp_path, monkeypatch):
+    """Callers are told while they fit PROMPT_CHARS; the crash frame always is."""
+    from autodbg.investigate.prompt import PROMPT_CHARS
+
+    monkeypatch.chdir(tmp_path)
+    wide = "".join(f"def f{i}(x):\n" + "".join(f"    pad{j} = {str(i * 10 + j) * 150!r}\n" for j in range(5))
+                   + f"    return f{i + 1}(x)\n\n\n" for i in range(8))
+    _, dossier = crashed_session(tmp_path, "deep.py", wide + "def f8(x):\n    return 1 / x\n\n\nf0(0)\n")
+    text = dossier_text(dossier)
+    assert len(dossier.frames) >= 6 and "[frame" in text and "return 1 / x" in text
+    assert len(text) <= PROMPT_CHARS + 1000  # the last frame told may pass the budget by its own size
+    assert "more frames, callers of these, not shown)" in text

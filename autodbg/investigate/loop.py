@@ -261,8 +261,9 @@ class Investigation:
             try:
                 answer = json.loads(completion.text)
                 chosen = labels.index(answer["fix"])
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                return False  # "none", or an answer cut short
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):  # "none", or an answer cut short
+                self.messages.append({"role": "assistant", "content": completion.text})
+                return False
             candidate = self.passing[chosen]
             diagnosis = candidate_diagnosis(candidate, answer["root_cause"])
             problem = unreadable(diagnosis, self.dossier)

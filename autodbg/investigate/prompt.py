@@ -10,6 +10,9 @@ import textwrap
 from autodbg.records import Candidate, Dossier
 
 PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
+# Characters of the evidence in the first prompt (about 1000 tokens): the crash frame always, then
+# callers while they fit. Every token is read before the first reply, at ~90 tokens/s for the 1.5b.
+PROMPT_CHARS = 3500
 SAME_VALUE_CHARS = 40  # a value this long, shown again in another frame, is named, not repeated
 
 SYSTEM_PROMPT = f"""You are autodbg, a debugger for a Python program that has just crashed.
@@ -64,7 +67,8 @@ def dossier_text(dossier: Dossier) -> str:
             first_shown[value] = f"{name} in frame {frame_index}"
         return f"{name} = {cut(value, PROMPT_VALUE)}"
 
-    for frame in dossier.frames:
+    for number, frame in enumerate(dossier.frames):
+        block = len(out)
         role = "crashed here" if frame.is_crash_frame else "called from"
         out.append(f"\n[frame {frame.index}] {frame.display_file}:{frame.line} in {frame.function} ({role})")
         if frame.repeated:
@@ -84,6 +88,10 @@ def dossier_text(dossier: Dossier) -> str:
             out += [f"{called.line + i}| {line}" for i, line in enumerate(called.lines)]
         if frame.is_crash_frame:
             out += [f"{replay.call} run again, what its lines made: {replay.history}" for replay in dossier.replays]
+        if number and len("\n".join(out)) > PROMPT_CHARS:  # the rest, not told here, `frame N` shows
+            del out[block:]
+            out.append(f"({len(dossier.frames) - number} more frames, callers of these, not shown)")
+            break
     if dossier.folded_user_frames:
         out.append(f"({dossier.folded_user_frames} more user frames not shown)")
     return "\n".join(out)
