@@ -327,10 +327,13 @@ def _arg_rule(arg: Arg, state: LiveState, rules: dict[str, str], known: Known) -
     if arg.kind == "call":
         calls = [c for c in state.calls if c not in known.traced]
         return f"({alternatives(literal(c) for c in calls)})" if calls else None
-    if arg.kind == "breakpoint":
+    if arg.kind == "breakpoint":  # at a function, or at a line of code the model was shown
         places = [literal(name) for name in state.sources]
-        places += [f"{literal(file + ':')} ({alternatives(literal(str(n)) for n in lines)})"
-                   for file, lines in state.break_lines]
+        shown = {(display_path(file), line) for file, line in known.lines}
+        for file, lines in state.break_lines:
+            seen = [n for n in lines if (file, n) in shown]
+            if seen:
+                places.append(f"{literal(file + ':')} {numbers(seen)}")
         if not places:
             return None
         condition = ' (" if " expr)?' if "expr" in rules else ""
