@@ -148,7 +148,8 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
               "mode": mode, "fix_verified": None, "fix_trial": None,
               "status": "ok", "root_cause_hit": False, "fix_hit": False, "origin_hit": False,
               "root_cause_on_crash_line": case.crash_at_buggy_line, "commands_valid": None, "turns": 0,
-              "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None, "transcript": []}
+              "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None, "transcript": [],
+              "stopped_by": None, "search": None}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
         shim = write_run_shim(Path(tmp) / "bin") if mode == "run" else None
@@ -165,6 +166,8 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         report = json.loads(report_path.read_text())
         record["seconds"] = report["timings"].get("total")
         record["fallback_reason"] = report.get("fallback_reason")
+        record["stopped_by"] = report.get("stopped_by")
+        record["search"] = searched(report.get("search"), case, work)
         record["tokens"] = report.get("tokens") or {}
         transcript = report.get("transcript") or []
         record["turns"] = sum(1 for t in transcript if t["command"] != "done")
@@ -182,6 +185,18 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         record["root_cause_hit"] = (diagnosis["file"] == case.buggy_file and diagnosis["line"] in case.acceptable_lines)
     record["fix_hit"] = fix_passes(case, diagnosis)
     return record
+
+
+def searched(search: dict | None, case, work: Path) -> dict | None:
+    """What the search found without a model: how many changes it tried and passed, and whether
+    the first that passed is at the root cause."""
+    if search is None:
+        return None
+    first = search["passing"][0] if search["passing"] else None
+    return {"proof": search["proof"], "tried": search["tried"], "seconds": search["seconds"],
+            "passing": len(search["passing"]),
+            "first_at_root_cause": first is not None and in_case(first["file"], work) == case.buggy_file
+            and first["first"] in case.acceptable_lines}
 
 
 def fix_passes(case, diagnosis: dict) -> bool:
@@ -246,6 +261,12 @@ def summarize(records: list[dict]) -> dict:
             "median_seconds": round(statistics.median(seconds), 2) if seconds else None,
             "p90_seconds": round(seconds[min(len(seconds) - 1, int(0.9 * len(seconds)))], 2) if seconds else None,
             "median_turns": statistics.median([r["turns"] for r in rows]) if rows else 0,
+            # The search (no model): cases it ran on, where some change passed, where the first one
+            # that passed is at the root cause.
+            "searched": sum(r.get("search") is not None for r in rows),
+            "search_passed": sum(bool(r.get("search") and r["search"]["passing"]) for r in rows),
+            "search_at_root_cause": sum(bool(r.get("search") and r["search"]["first_at_root_cause"]) for r in rows),
+            "timed_out": sum(r.get("fallback_reason") == "model did not answer in time" for r in rows),
         }
 
     by = lambda key: {value: group([r for r in records if r[key] == value])  # noqa: E731
