@@ -11,7 +11,7 @@ import time
 import pytest
 
 from autodbg.investigate.loop import Budget, investigate
-from autodbg.investigate.search import CANDIDATE_SECONDS, Place, search, search_places, searchable
+from autodbg.investigate.search import CANDIDATE_SECONDS, Place, proof_of, search, search_places
 from autodbg.probe.session import ProbedSession
 from autodbg.records import Candidate, FixTrial, Search
 from conftest import clean_env, run_py
@@ -53,7 +53,7 @@ def crashed(directory, monkeypatch, source: str, name: str = "prog.py"):
 
 def test_the_search_finds_the_one_token_fix_of_a_failing_test(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
-    assert searchable(dossier)
+    assert proof_of(dossier) == "test"
     places = search_places(dossier)
     # the lines the replayed call ran, the last to run first; never the test (lines 10-16)
     assert [p.line for p in places][:5] == [6, 5, 4, 3, 2] and all(p.line < 10 for p in places)
@@ -85,12 +85,15 @@ def test_changes_that_loop_are_stopped_and_the_search_keeps_its_deadline(tmp_pat
     assert time.monotonic() - started < 3 + CANDIDATE_SECONDS
 
 
-def test_no_search_where_no_test_says_when_a_change_works(tmp_path, monkeypatch):
-    _, dossier = crashed(tmp_path, monkeypatch, SCRIPT)
-    assert not searchable(dossier)  # "no longer raises" would reward changes that only hide the crash
+def test_where_no_test_says_when_a_change_works_only_a_run_can_and_the_crash_line_stays(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, SCRIPT)
+    assert proof_of(dossier) == "run"  # "no longer raises": a change that hides the crash does that too
+    assert 2 not in [p.line for p in search_places(dossier)]  # so never the line that crashed
+    found = search(session, dossier, time.monotonic() + 10)
+    assert found.proof == "run" and all(c.change not in ("delete", "negate") for c in found.passing)
     _, dossier = crashed(tmp_path, monkeypatch, "def apply(rate):\n    assert 0 < rate < 1\n    return rate\n\n\n"
                                                 "apply(1.5)\n", "sale.py")
-    assert not searchable(dossier)  # a bare assert in program code checks its caller's value: no test
+    assert proof_of(dossier) is None  # a bare assert in program code checks its caller's value: no proof
 
 
 def two_fixes(session, dossier) -> Search:
@@ -99,7 +102,7 @@ def two_fixes(session, dossier) -> Search:
     right = found.passing[0]
     other = Candidate(right.file, right.display_file, 2, 2, "    balance = 0\n", "    balance = 1\n", "constant",
                       FixTrial("passes", "with this fix the failing assertion holds"))
-    return Search(found.lines, found.tried, found.outcomes, found.seconds, [other, right])
+    return Search(found.proof, found.lines, found.tried, found.outcomes, found.seconds, [other, right])
 
 
 def choice(root_cause: str, fix: str) -> str:

@@ -155,6 +155,7 @@ class Investigation:
     def __init__(self, session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
                  on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> None:
         self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
+        self.search = search
         self.passing = search.passing if search is not None else []  # fixes the search found
         self.seen = Seen(session.state(), dossier)
         self.findings = Findings()
@@ -170,7 +171,7 @@ class Investigation:
         return self.findings
 
     def steps(self) -> None:
-        question = candidates_text(self.passing) if self.passing else self.first_question()
+        question = candidates_text(self.passing, self.search.proof) if self.passing else self.first_question()
         self.messages = [{"role": "system", "content": SYSTEM_PROMPT},
                          {"role": "user", "content": dossier_text(self.dossier) + "\n\n" + question}]
         if self.passing:

@@ -7,7 +7,7 @@ from autodbg.debugger.commands import COMMANDS, help_text
 from autodbg.debugger.safe_eval import cut
 import textwrap
 
-from autodbg.records import Candidate, Dossier
+from autodbg.records import PROOFS, Candidate, Dossier
 
 PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
 # Characters of the evidence in the first prompt (about 1000 tokens): the crash frame always, then
@@ -97,10 +97,11 @@ def dossier_text(dossier: Dossier) -> str:
     return "\n".join(out)
 
 
-def candidates_text(passing: list[Candidate]) -> str:
-    """The fixes the search found, lettered, and the question which one corrects the root cause."""
-    out = ["I tried small changes of the code in a sandboxed copy of the crashed program. With each of these, "
-           "the failing test runs to its end:"]
+def candidates_text(passing: list[Candidate], proof: str) -> str:
+    """The changes the search found, lettered, what they achieved (PROOF: autodbg.investigate.search),
+    and the question which one corrects the root cause."""
+    out = [f"I tried small changes of the code in a sandboxed copy of the crashed program. With each of these, "
+           f"{PROOFS[proof]}:"]
     for i, candidate in enumerate(passing):
         out.append(f"{chr(ord('A') + i)}) {candidate.display_file} line {candidate.first}:")
         old = textwrap.dedent(candidate.code).splitlines()
