@@ -96,13 +96,14 @@ def test_where_no_test_says_when_a_change_works_only_a_run_can_and_the_crash_lin
     assert proof_of(dossier) is None  # a bare assert in program code checks its caller's value: no proof
 
 
-def two_fixes(session, dossier) -> Search:
-    """The search's own fix, and a second one that also passed (as `<= -1` would)."""
+def two_fixes(session, dossier, proof="test") -> Search:
+    """The search's own fix, and a second one that also passed (as `<= -1` would); PROOF: as if
+    the failing test said so, or only a run."""
     found = search(session, dossier, time.monotonic() + 10)
     right = found.passing[0]
     other = Candidate(right.file, right.display_file, 2, 2, "    balance = 0\n", "    balance = 1\n", "constant",
                       FixTrial("passes", "with this fix the failing assertion holds"))
-    return Search(found.proof, found.lines, found.tried, found.outcomes, found.seconds, [other, right])
+    return Search(proof, found.lines, found.tried, found.outcomes, found.seconds, [other, right])
 
 
 def choice(root_cause: str, fix: str) -> str:
@@ -117,23 +118,35 @@ def test_scripted_the_model_chooses_among_the_fixes_that_passed_and_says_why(tmp
     assert found.stopped_by == "search" and not found.transcript and len(model.calls) == 1
     asked = model.calls[0]["messages"][1]["content"]
     assert "A) prog.py line 2:\n- balance = 0\n+ balance = 1\nB) prog.py line 5:\n- if balance == 0:\n+ if balance < 0:" in asked
-    assert '"\\"A\\"" | "\\"B\\"" | "\\"none\\""' in model.calls[0]["grammar"]
+    assert 'choice ::= "\\"A\\"" | "\\"B\\""\n' in model.calls[0]["grammar"]  # a change the test passed stands
     d = found.diagnosis
     assert (d.line, d.line_end, d.root_cause) == (5, 5, "It returns True when the balance is exactly zero, not below it.")
     assert d.fix.problem is None and "+        if balance < 0:" in d.fix.diff and d.fix.trial.passes
     assert [c.purpose for c in found.calls] == ["choice"]
 
 
-def test_scripted_none_of_them_sends_the_model_on_with_its_own_investigation(tmp_path, monkeypatch):
+def test_scripted_a_change_that_only_ran_may_be_rejected_and_the_model_investigates_itself(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
     condition = "prog.py:5| if balance == 0:"
     own = json.dumps({"root_cause": "zero is not below zero", "first_line": condition, "last_line": condition,
                       "new_code": "        if balance < 0:"})
     model = ScriptedStandInModel([choice("None of these is it.", "none"), "Thought: done\nCommand: done", own])
-    found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=two_fixes(session, dossier))
+    found = investigate(session, dossier, model, Budget(time.monotonic() + 60),
+                        search=two_fixes(session, dossier, proof="run"))
+    assert '"\\"none\\""' in model.calls[0]["grammar"] and '"none" if no change is right' in \
+        model.calls[0]["messages"][1]["content"]
     assert [c.purpose for c in found.calls] == ["choice", "step", "answer"]
     assert model.calls[1]["messages"][-1]["content"].endswith("What is your first command?")
     assert found.diagnosis.line == 5 and found.diagnosis.fix.trial.passes
+
+
+def test_scripted_a_change_the_test_passed_with_stands_even_when_the_answer_is_cut_short(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
+    model = ScriptedStandInModel(['{"root_cause": "it ret', '{"root_cause": "it ret'])
+    found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=two_fixes(session, dossier))
+    assert found.stopped_by == "search" and (found.diagnosis.line, found.diagnosis.fix.trial.passes) == (2, True)
+    assert found.diagnosis.root_cause == ("prog.py:2: `balance = 0` is wrong: with `balance = 1` instead, "
+                                          "the failing test runs to its end.")
 
 
 def test_scripted_a_junk_reason_for_a_fix_that_passed_is_said_plainly_instead(tmp_path, monkeypatch):
@@ -143,7 +156,7 @@ def test_scripted_a_junk_reason_for_a_fix_that_passed_is_said_plainly_instead(tm
     found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=two_fixes(session, dossier))
     assert "not usable" in model.calls[1]["messages"][-1]["content"]
     assert found.diagnosis.root_cause == ("prog.py:5: `if balance == 0:` is wrong: with `if balance < 0:` instead, "
-                                          "the failing test passes.")
+                                          "the failing test runs to its end.")
 
 
 def test_the_crash_hook_shows_what_the_search_found_under_the_evidence(tmp_path):

@@ -361,10 +361,10 @@ def answer_grammar(shown_lines: list[str], root_cause_chars: int = ROOT_CAUSE_CH
     ]) + "\n"
 
 
-def choice_grammar(labels: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> str:
-    """A root cause of at most ROOT_CAUSE_CHARS characters, then one of LABELS or none:
+def choice_grammar(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> str:
+    """A root cause of at most ROOT_CAUSE_CHARS characters, then one of CHOICES:
     `{"root_cause": "...", "fix": "A"}`."""
-    choices = alternatives(literal(json.dumps(label)) for label in [*labels, "none"])
+    choices = alternatives(literal(json.dumps(choice)) for choice in choices)
     return "\n".join([
         'root ::= "{\\"root_cause\\": \\"" text "\\", \\"fix\\": " choice "}"',
         f"text ::= char{{1,{root_cause_chars}}}",
@@ -373,6 +373,6 @@ def choice_grammar(labels: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) 
     ]) + "\n"
 
 
-def choice_max_chars(labels: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> int:
+def choice_max_chars(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> int:
     """The longest reply choice_grammar accepts, to size max_tokens so none is cut."""
-    return root_cause_chars + max(len(json.dumps(label)) for label in [*labels, "none"]) + 40
+    return root_cause_chars + max(len(json.dumps(choice)) for choice in choices) + 40

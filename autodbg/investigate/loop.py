@@ -20,7 +20,7 @@ from autodbg.investigate.answer import make_diagnosis, quotable, source_window, 
 from autodbg.investigate.prompt import SYSTEM_PROMPT, candidates_text, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
-from autodbg.records import Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Replay, Search, Tokens, Turn
+from autodbg.records import PROOFS, Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Replay, Search, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
@@ -253,24 +253,29 @@ class Investigation:
         return True
 
     def choose(self) -> bool:
-        """Ask which of the fixes the search found corrects the root cause, and why; True when the
-        model chose one (it stands as the diagnosis), False when it chose none."""
+        """Ask which of the changes the search found corrects the root cause, and why; True when
+        one stands as the diagnosis. A change the failing test passed with always stands (the model
+        only chooses among such and explains); one that only ran to the end is the model's to
+        accept or reject ("none": False, and it investigates itself)."""
         labels = [chr(ord("A") + i) for i in range(len(self.passing))]
+        proven = self.search.proof == "test"
+        choices = labels if proven else [*labels, "none"]
         for attempt in range(2):
-            completion = self.ask("choice", choice_grammar(labels), choice_max_chars(labels), self.budget.deadline,
+            completion = self.ask("choice", choice_grammar(choices), choice_max_chars(choices), self.budget.deadline,
                                   seed=attempt)
             try:
                 answer = json.loads(completion.text)
-                chosen = labels.index(answer["fix"])
+                candidate, why = self.passing[labels.index(answer["fix"])], answer["root_cause"]
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):  # "none", or an answer cut short
-                self.messages.append({"role": "assistant", "content": completion.text})
-                return False
-            candidate = self.passing[chosen]
-            diagnosis = candidate_diagnosis(candidate, answer["root_cause"])
+                if not proven:
+                    self.messages.append({"role": "assistant", "content": completion.text})
+                    return False
+                candidate, why = self.passing[0], ""
+            diagnosis = candidate_diagnosis(candidate, why)
             problem = unreadable(diagnosis, self.dossier)
             if problem is None or attempt == 1:
                 if problem is not None:  # the fix stands; its reason is said plainly instead
-                    diagnosis.root_cause = plain_root_cause(candidate)
+                    diagnosis.root_cause = plain_root_cause(candidate, self.search.proof)
                 self.findings.diagnosis = diagnosis
                 return True
             self.messages += [{"role": "assistant", "content": completion.text},
@@ -392,11 +397,10 @@ def candidate_diagnosis(candidate: Candidate, root_cause: str) -> Diagnosis:
                      source_window(candidate.file, fix.first, fix.last))
 
 
-def plain_root_cause(candidate: Candidate) -> str:
+def plain_root_cause(candidate: Candidate, proof: str) -> str:
     was = " ".join(candidate.code.split()) or "(nothing)"
     now = " ".join(candidate.replacement.split()) or "nothing"
-    return (f"{candidate.display_file}:{candidate.first}: `{was}` is wrong: with `{now}` instead, "
-            f"the failing test passes.")
+    return f"{candidate.display_file}:{candidate.first}: `{was}` is wrong: with `{now}` instead, {PROOFS[proof]}."
 
 
 def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:

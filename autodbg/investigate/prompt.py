@@ -107,6 +107,7 @@ def candidates_text(passing: list[Candidate], proof: str) -> str:
         old = textwrap.dedent(candidate.code).splitlines()
         new = textwrap.dedent(candidate.replacement).splitlines() if candidate.replacement else []
         out += [f"- {line}" for line in old] + [f"+ {line}" for line in new]
-    out.append('Which change corrects the root cause? Answer in JSON: root_cause (one or two sentences: what was wrong '
-               'in the code and why), then fix (its letter, or "none" if no change is right).')
+    rejectable = ', or "none" if no change is right' if proof == "run" else ""
+    out.append(f"Which change corrects the root cause? Answer in JSON: root_cause (one or two sentences: what was wrong "
+               f"in the code and why), then fix (its letter{rejectable}).")
     return "\n".join(out)
