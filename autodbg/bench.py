@@ -261,6 +261,8 @@ def summarize(records: list[dict]) -> dict:
             "median_seconds": round(statistics.median(seconds), 2) if seconds else None,
             "p90_seconds": round(seconds[min(len(seconds) - 1, int(0.9 * len(seconds)))], 2) if seconds else None,
             "median_turns": statistics.median([r["turns"] for r in rows]) if rows else 0,
+            "median_prompt_tokens": _median([r["tokens"].get("prompt_tokens_evaluated") for r in rows]),
+            "median_generated": _median([r["tokens"].get("generated") for r in rows]),
             # The search (no model): cases it ran on, where some change passed, where the first one
             # that passed is at the root cause.
             "searched": sum(r.get("search") is not None for r in rows),
@@ -272,6 +274,11 @@ def summarize(records: list[dict]) -> dict:
     by = lambda key: {value: group([r for r in records if r[key] == value])  # noqa: E731
                       for value in sorted({r[key] for r in records})}
     return {"all": group(records), "by_crash_kind": by("crash_kind"), "by_exception": by("exception")}
+
+
+def _median(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
 
 
 def print_results(records: list[dict], totals: dict, model: str) -> None:

@@ -19,8 +19,8 @@ def share(hits: int, n: int) -> str:
 
 runs = [json.loads(Path(arg).read_text()) for arg in sys.argv[1:]]
 print("| run | root-cause line | fix passes test | ran: passes** | search found*** | provenance names it* "
-      "| commands valid | median s | p90 s | turns | timed out |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "| commands valid | median s | p90 s | turns | tokens in/out | timed out |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for data in runs:
     t = data["totals"]["all"]
     origins = share(t["origin_hit"], t["away_from_crash"]) if "origin_hit" in t else "-"
@@ -29,7 +29,8 @@ for data in runs:
              if "searched" in t else "-")
     print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | {ran} | "
           f"{found} | {origins} | {t['commands_valid']} | {t['median_seconds']} | {t['p90_seconds']} | "
-          f"{t['median_turns']} | {t.get('timed_out', '-')} |")
+          f"{t['median_turns']} | {t.get('median_prompt_tokens', '-')}/{t.get('median_generated', '-')} | "
+          f"{t.get('timed_out', '-')} |")
 print("\n*of the cases whose root cause is not the crash line: a line of the evidence's "
       "\"where the values came from\" is the root cause")
 print("**fixes labelled \"ran: passes\" (the crashed program ran to the end with the fix, in a probe), "
