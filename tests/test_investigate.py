@@ -557,3 +557,30 @@ def test_the_evidence_in_the_prompt_keeps_to_its_budget_whatever_the_stack(tmp_p
     assert len(dossier.frames) >= 6 and "[frame" in text and "return 1 / x" in text
     assert len(text) <= PROMPT_CHARS + 1000  # the last frame told may pass the budget by its own size
     assert "more frames, callers of these, not shown)" in text
+
+
+class SlowStandIn(ScriptedStandInModel):
+    """Not a model: the scripted replies, each after SECONDS, as a slow model would give them."""
+
+    def __init__(self, replies, seconds):
+        super().__init__(replies)
+        self.seconds = seconds
+
+    def complete(self, messages, **kwargs):
+        time.sleep(self.seconds)
+        done = super().complete(messages, **kwargs)
+        done.prompt_seconds = self.seconds / 4
+        return done
+
+
+@pytest.mark.parametrize("target, turns", [(60, 3), (2, 1)])
+def test_scripted_commands_run_only_while_they_and_two_answers_fit_the_plan(crash, target, turns):
+    """At 10 tokens per 0.3 s, two answers take about 4 s: with 2 s to the budget's target there is
+    room for no command after the first; with 60 s, for all three the turn limit allows."""
+    session, dossier = crash
+    steps = ["Thought: a\nCommand: list 1 5", "Thought: b\nCommand: frame 5", "Thought: c\nCommand: list 1 3"]
+    model = SlowStandIn(steps[:turns] + [answer()], seconds=0.3)
+    now = time.monotonic()
+    found = investigate(session, dossier, model, Budget(deadline=now + 60, max_turns=3, target=now + target))
+    assert len(found.transcript) == turns
+    assert found.stopped_by == ("turns" if turns == 3 else "time") and found.diagnosis is not None
