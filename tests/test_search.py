@@ -174,3 +174,15 @@ def test_the_crash_hook_shows_what_the_search_found_under_the_evidence(tmp_path)
     assert result["search"]["passing"][0]["replacement"] == "    return steps\n"
     assert result["timings"]["search"] <= 0.15 * 20 + 2 * CANDIDATE_SECONDS
     assert not (tmp_path / "LEAK").exists()
+
+
+def test_the_call_that_ran_the_failing_test_is_not_offered_to_trace(tmp_path, monkeypatch):
+    """`trace check(below_zero)` would replay the whole test; its calls of the program, the
+    evidence replayed already."""
+    from autodbg.investigate.loop import Seen, place
+
+    session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
+    state = session.state()
+    assert "check(below_zero)" in state.calls  # replayable: the call that made the crash frame
+    known = Seen(state, dossier).known(state, place(session, state))
+    assert {"check(below_zero)", "below_zero([1, 2, -3, 1, 2, -3])"} <= known.traced

@@ -89,6 +89,10 @@ class Seen:
         if state is not None and dossier.frames:  # the evidence replayed these, from the crash frame
             crash = f"{state.exception}/{dossier.frames[0].index}"
             self.asked |= {f"{crash}/trace {replay.call}" for replay in dossier.replays}
+            if specification_lines(dossier) and len(dossier.frames) > 1:
+                # The crash frame is a test: replaying the call that ran it is replaying the whole
+                # test, whose calls of the program the evidence already replayed.
+                self.asked |= {f"{crash}/trace {call}" for call in state.calls if call in dossier.frames[1].code}
         self.uses: Counter[str] = Counter()  # command name -> turns that used it
 
     def add_lines(self, lines) -> None:
