@@ -89,7 +89,8 @@ def mutants(source: str, line: int) -> list[Mutant]:
             found.add(kind, line, line, new)
     for kind, first, last, new in _statement_changes(tree, scope, statement, text, lines, variables):
         found.add(kind, first, last, new)
-    return [m for m in sorted(found.items, key=lambda m: KINDS.index(m.kind)) if _parses(scope, lines, m)]
+    holder = scope if not isinstance(scope, ast.Module) else _top_statement(tree, line)
+    return [m for m in sorted(found.items, key=lambda m: KINDS.index(m.kind)) if _parses(holder, lines, m)]
 
 
 class _Found:
@@ -382,13 +383,14 @@ def _block_of(tree: ast.Module, statement: ast.stmt) -> list[ast.stmt] | None:
     return None
 
 
-def _parses(scope: ast.AST, lines: list[str], mutant: Mutant) -> bool:
-    """Whether the scope holding MUTANT (a function, or the module) still parses with it."""
-    if isinstance(scope, ast.Module):
-        first, last = 1, len(lines)
-    else:
-        first = min([scope.lineno] + [d.lineno for d in scope.decorator_list])
-        last = scope.end_lineno
+def _top_statement(tree: ast.Module, line: int) -> ast.stmt:
+    return next(node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno))
+
+
+def _parses(holder: ast.AST, lines: list[str], mutant: Mutant) -> bool:
+    """Whether the function or module-level statement holding MUTANT still parses with it."""
+    first = min([holder.lineno] + [d.lineno for d in getattr(holder, "decorator_list", [])])
+    last = max(holder.end_lineno or holder.lineno, mutant.last)
     text = "".join(lines[first - 1:mutant.first - 1]) + mutant.replacement + "".join(lines[mutant.last:last])
     try:
         ast.parse(textwrap.dedent(text))
