@@ -143,10 +143,11 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
 
 
 def search_fixes(session: ProbedSession, result: Result, settings: Settings, console, started: float) -> None:
-    """Look for a fix without the model (it loads meanwhile) and show what was found."""
-    from autodbg.investigate.search import budget_for, proof_of, search
+    """Where a failing test says when a change works, look for one without the model (it loads
+    meanwhile) and show what was found."""
+    from autodbg.investigate.search import budget_for, search, searchable
 
-    if not (session.probes and proof_of(result.dossier)):
+    if not (session.probes and searchable(result.dossier)):
         return
     begun = time.monotonic()
     result.search = search(session, result.dossier, min(begun + budget_for(settings.timeout), started + settings.timeout))

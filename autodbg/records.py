@@ -208,16 +208,10 @@ class Candidate(Record):
     trial: FixTrial
 
 
-# What a change the search found achieved, by its proof (Search.proof), as the model and the human read it.
-PROOFS = {"test": "the failing test runs to its end",
-          "run": "the program runs to its end without the exception (which a change that only hides the error does too)"}
-
-
 @dataclass
 class Search(Record):
     """The search for a fix without a model (autodbg.investigate.search): small changes of the
     lines that made the failing values, each run on the crashed program in a probe."""
-    proof: str  # what said a change passed: test (the failing test ran to its end) | run (the program did)
     lines: int  # lines whose changes were tried
     tried: int  # changes run
     outcomes: dict[str, int]  # how many ended how: passes, still fails, fails differently, hangs, not run

@@ -15,7 +15,7 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from autodbg.records import PROOFS, Dossier, FixTrial, FrameEvidence, Result, Search
+from autodbg.records import Dossier, FixTrial, FrameEvidence, Result, Search
 from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
@@ -103,10 +103,10 @@ class SearchView:
         yield Text("")
         if not s.passing:
             yield Text(f"no fix found: {s.tried} small changes of {s.lines} lines tried, each in a sandboxed copy "
-                       f"({s.seconds:.1f} s)", style="dim")
+                       f"({s.seconds:.1f} s); with none of them the failing test runs to its end", style="dim")
             return
-        yield Text(f"with these changes {PROOFS[s.proof]} ({s.tried} small changes of {s.lines} lines tried, each in a "
-                   f"sandboxed copy, no model):", style="bold")
+        yield Text(f"with these changes the failing test runs to its end ({s.tried} small changes of {s.lines} lines "
+                   f"tried, each in a sandboxed copy, no model):", style="bold")
         for candidate in s.passing:
             was = " ".join(candidate.code.split())
             now = " ".join(candidate.replacement.split()) or "(line deleted)"

@@ -20,7 +20,7 @@ from autodbg.investigate.answer import make_diagnosis, quotable, source_window, 
 from autodbg.investigate.prompt import SYSTEM_PROMPT, candidates_text, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
-from autodbg.records import PROOFS, Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Replay, Search, Tokens, Turn
+from autodbg.records import Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Replay, Search, Tokens, Turn
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
@@ -159,7 +159,6 @@ class Investigation:
     def __init__(self, session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
                  on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> None:
         self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
-        self.search = search
         self.passing = search.passing if search is not None else []  # fixes the search found
         self.seen = Seen(session.state(), dossier)
         self.findings = Findings()
@@ -175,15 +174,14 @@ class Investigation:
         return self.findings
 
     def steps(self) -> None:
-        question = candidates_text(self.passing, self.search.proof) if self.passing else self.first_question()
+        question = candidates_text(self.passing) if self.passing else self.first_question()
         self.messages = [{"role": "system", "content": SYSTEM_PROMPT},
                          {"role": "user", "content": dossier_text(self.dossier) + "\n\n" + question}]
         if self.passing:
             self.on_step(None)
-            if self.choose():
-                self.findings.stopped_by = "search"
-                return
-            self.messages.append({"role": "user", "content": self.first_question()})
+            self.choose()
+            self.findings.stopped_by = "search"
+            return
         reserve = max(ANSWER_RESERVE_MIN, ANSWER_SHARE * (self.budget.deadline - time.monotonic()))
         self.findings.stopped_by = "turns"
         for turn in range(self.budget.max_turns):
@@ -256,35 +254,28 @@ class Investigation:
                           {"role": "user", "content": f"Output:\n{output}\n\nNext command, or done."}]
         return True
 
-    def choose(self) -> bool:
-        """Ask which of the changes the search found corrects the root cause, and why; True when
-        one stands as the diagnosis. A change the failing test passed with always stands (the model
-        only chooses among such and explains); one that only ran to the end is the model's to
-        accept or reject ("none": False, and it investigates itself)."""
+    def choose(self) -> None:
+        """Ask which of the changes the failing test passed with (the search's) corrects the root
+        cause, and why. One of them stands whatever the answer: the test is the proof, the model
+        only picks and explains; an answer cut short or unreadable twice keeps the first, said plainly."""
         labels = [chr(ord("A") + i) for i in range(len(self.passing))]
-        proven = self.search.proof == "test"
-        choices = labels if proven else [*labels, "none"]
         for attempt in range(2):
-            completion = self.ask("choice", choice_grammar(choices), choice_max_chars(choices), self.budget.deadline,
+            completion = self.ask("choice", choice_grammar(labels), choice_max_chars(labels), self.budget.deadline,
                                   seed=attempt)
             try:
                 answer = json.loads(completion.text)
                 candidate, why = self.passing[labels.index(answer["fix"])], answer["root_cause"]
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):  # "none", or an answer cut short
-                if not proven:
-                    self.messages.append({"role": "assistant", "content": completion.text})
-                    return False
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):  # an answer cut short
                 candidate, why = self.passing[0], ""
             diagnosis = candidate_diagnosis(candidate, why)
             problem = unreadable(diagnosis, self.dossier)
             if problem is None or attempt == 1:
                 if problem is not None:  # the fix stands; its reason is said plainly instead
-                    diagnosis.root_cause = plain_root_cause(candidate, self.search.proof)
+                    diagnosis.root_cause = plain_root_cause(candidate)
                 self.findings.diagnosis = diagnosis
-                return True
+                return
             self.messages += [{"role": "assistant", "content": completion.text},
                               {"role": "user", "content": f"That answer is not usable: {problem}. Answer in JSON again."}]
-        return False
 
     def answer(self) -> None:
         """Ask for the final answer and try its fix on the crashed program, in a probe; while time
@@ -401,10 +392,10 @@ def candidate_diagnosis(candidate: Candidate, root_cause: str) -> Diagnosis:
                      source_window(candidate.file, fix.first, fix.last))
 
 
-def plain_root_cause(candidate: Candidate, proof: str) -> str:
+def plain_root_cause(candidate: Candidate) -> str:
     was = " ".join(candidate.code.split()) or "(nothing)"
     now = " ".join(candidate.replacement.split()) or "nothing"
-    return f"{candidate.display_file}:{candidate.first}: `{was}` is wrong: with `{now}` instead, {PROOFS[proof]}."
+    return f"{candidate.display_file}:{candidate.first}: `{was}` is wrong: with `{now}` instead, the failing test runs to its end."
 
 
 def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:

@@ -7,7 +7,7 @@ from autodbg.debugger.commands import COMMANDS, help_text
 from autodbg.debugger.safe_eval import cut
 import textwrap
 
-from autodbg.records import PROOFS, Candidate, Dossier
+from autodbg.records import Candidate, Dossier
 
 PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
 # Characters of the evidence in the first prompt (about 1000 tokens): the crash frame always, then
@@ -97,17 +97,15 @@ def dossier_text(dossier: Dossier) -> str:
     return "\n".join(out)
 
 
-def candidates_text(passing: list[Candidate], proof: str) -> str:
-    """The changes the search found, lettered, what they achieved (PROOF: autodbg.investigate.search),
-    and the question which one corrects the root cause."""
-    out = [f"I tried small changes of the code in a sandboxed copy of the crashed program. With each of these, "
-           f"{PROOFS[proof]}:"]
+def candidates_text(passing: list[Candidate]) -> str:
+    """The fixes the search found, lettered, and the question which one corrects the root cause."""
+    out = ["I tried small changes of the code in a sandboxed copy of the crashed program. With each of these, "
+           "the failing test runs to its end:"]
     for i, candidate in enumerate(passing):
         out.append(f"{chr(ord('A') + i)}) {candidate.display_file} line {candidate.first}:")
         old = textwrap.dedent(candidate.code).splitlines()
         new = textwrap.dedent(candidate.replacement).splitlines() if candidate.replacement else []
         out += [f"- {line}" for line in old] + [f"+ {line}" for line in new]
-    rejectable = ', or "none" if no change is right' if proof == "run" else ""
-    out.append(f"Which change corrects the root cause? Answer in JSON: root_cause (one or two sentences: what was wrong "
-               f"in the code and why), then fix (its letter{rejectable}).")
+    out.append("Which change corrects the root cause? Answer in JSON: root_cause (one or two sentences: what was wrong "
+               "in the code and why), then fix (its letter).")
     return "\n".join(out)

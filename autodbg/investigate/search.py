@@ -1,13 +1,11 @@
 """Look for a fix without a model: small changes (autodbg.fix.mutate) of the lines that made the
 failing values, each run on the crashed program in a probe (autodbg.fix.trial), likeliest first.
 
-What says a change works is the proof. Where the crash is a failing test of the program's own
-functions (`assert parse(s) == 3`), the test: its assertion and the rest of its test function
-must now hold and run to their end, strong evidence. Elsewhere only that the program now runs to
-its end without the exception -- which a change that hides the crash also achieves -- so there
-the crash line itself is never changed and no line deleted, and what passes is a hypothesis for
-the model to judge, never shown as a proven fix. Small models recognise a right line better than
-they find one; the search finds, the model (when there is one) judges and explains.
+Only where the crash is a failing test of the program's own functions (`assert parse(s) == 3`),
+whose assertion -- and the rest of its test function -- is the specification a change must meet:
+there "with this change the failing test runs to its end" is strong evidence, where "the program
+no longer raises" would reward changes that only hide a crash. Small models recognise a right
+line better than they find one; the search finds, the model (when there is one) explains.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ CANDIDATE_SECONDS = 1.0  # one changed program's run: tests run in milliseconds;
 MAX_PASSING = 3  # changes that pass, offered to the model
 MORE_AFTER_PASSING = 30  # changes tried after the first that passes, looking for others to offer
 LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried after every line's other changes
-HIDING_KINDS = ("delete", "negate")  # where only a run tells: they skip the code that failed rather than mend it
 ORIGIN_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "for": 3}
 
 
@@ -38,28 +35,20 @@ class Place:
     line: int
 
 
-def proof_of(dossier: Dossier) -> str | None:
-    """What would say a change works: "test" (a failing test of the program's functions), "run"
-    (the program, which raised an exception, runs to its end), or None (a failing bare assert in
-    program code, whose caller's value is the question; a crash with no frame of the program)."""
-    if specification_lines(dossier):
-        return "test"
-    if dossier.assertion or not dossier.frames:
-        return None
-    return "run"
+def searchable(dossier: Dossier) -> bool:
+    """Whether a failing test of the program's functions says when a change works."""
+    return bool(specification_lines(dossier))
 
 
 def search_places(dossier: Dossier) -> list[Place]:
     """The lines to change, likeliest first: the lines that ran in the calls the failing line made
     (replayed; the last to run first), then the lines that made the failing line's values; not
-    the test itself, nor (where only a run can tell) the line that crashed."""
+    the test itself."""
     places = [Place(replay.file, line) for replay in dossier.replays for line in replay.lines]
     origins = sorted(dossier.origins, key=lambda o: (ORIGIN_KINDS.get(o.kind, 2), o.depth))
     places += [Place(o.file, o.line) for o in origins]
     spec = specification_lines(dossier)
-    crash = dossier.crash_site
-    return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec
-            and (proof_of(dossier) == "test" or (p.file, p.line) != (crash.file, crash.line))]
+    return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec]
 
 
 def budget_for(timeout: float) -> float:
@@ -70,13 +59,10 @@ def search(session: ProbedSession, dossier: Dossier, deadline: float, places: li
     """Try changes of PLACES (default: search_places) on the crashed program until MAX_PASSING
     pass or DEADLINE (time.monotonic()) comes; each in a probe of its own."""
     started = time.monotonic()
-    proof = proof_of(dossier)
     places = search_places(dossier) if places is None else places
     first_tier, later = [], []
     for place in places:
         for mutant in _mutants(place):
-            if proof == "run" and mutant.kind in HIDING_KINDS:
-                continue
             if hiding(dossier, place.file, mutant.first, mutant.last, mutant.replacement) is None:
                 (later if mutant.kind in LATER_KINDS else first_tier).append((place, mutant))
     passing: list[Candidate] = []
@@ -94,8 +80,7 @@ def search(session: ProbedSession, dossier: Dossier, deadline: float, places: li
             code = "".join(source_lines(place.file)[i - 1] + "\n" for i in range(mutant.first, mutant.last + 1))
             passing.append(Candidate(place.file, display_path(place.file), mutant.first, mutant.last, code,
                                      mutant.replacement, mutant.kind, trial))
-    return Search(proof, len(places), sum(outcomes.values()), dict(outcomes), round(time.monotonic() - started, 3),
-                  passing)
+    return Search(len(places), sum(outcomes.values()), dict(outcomes), round(time.monotonic() - started, 3), passing)
 
 
 def _mutants(place: Place) -> list[Mutant]:
