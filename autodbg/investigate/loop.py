@@ -24,6 +24,9 @@ from autodbg.records import Candidate, Diagnosis, Dossier, FixTrial, ModelCall, 
 from autodbg.settings import DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
+# The model work a crash plans for: about a command or two and an answer, or a command and two
+# short answers. The same work for every model: the 0.5b does it in about half the 1.5b's time.
+PLANNED_TOKENS = 240
 # The first answer, then (time allowing) its line again with the values it ran with, or a suspect
 # line. Each answer is ~5 s with the 1.5b; a third found nothing more on the dev corpus, twice, and
 # moved its median from 20.4 s to 26.5 s, then (with the evidence's replays) to 27.1 s.
@@ -51,6 +54,7 @@ class Budget:
     deadline: float  # time.monotonic() by which the answer must be in
     max_turns: int = DEFAULT_TURNS
     max_generated: int = MAX_GENERATED_TOKENS
+    planned: int = PLANNED_TOKENS  # tokens to make, as the plan sees it (another step or answer must fit)
     # By when the investigation plans to be done (default: the deadline): a command is run only
     # when it and two answers are likely to fit before it, at the rates this model shows here.
     target: float = 0.0
@@ -206,8 +210,10 @@ class Investigation:
 
     def another_turn_fits(self) -> bool:
         """Whether one more command and two answers are likely done by the budget's target, at the
-        generation and prompt rates the model showed in this crash."""
+        generation and prompt rates the model showed in this crash, and within its planned tokens."""
         calls = self.findings.calls
+        if self.findings.tokens.generated + TYPICAL_STEP + 2 * TYPICAL_ANSWER > self.budget.planned:
+            return False
         making = sum(c.seconds - c.prompt_seconds for c in calls)
         reading = sum(c.prompt_seconds for c in calls)
         if making <= 0 or reading <= 0:
@@ -316,7 +322,8 @@ class Investigation:
             own_lines = self.same_lines(diagnosis) if attempt == 0 and diagnosis is not None else []
             request = next_request(diagnosis, problem, outcome, own_lines, suspects)
             # Another answer costs about what this one did: only when it fits the budget's plan.
-            if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.target:
+            if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.target \
+                    or self.findings.tokens.generated + completion.completion_tokens > self.budget.planned:
                 return
             text, lines = request
             tried.update((self.seen.lines[q].file, self.seen.lines[q].line) for q in lines)
