@@ -83,7 +83,7 @@ def uncaught_crash(tmp_path, monkeypatch):
 
 
 def later(seconds=60, turns=3):
-    return Budget(deadline=time.monotonic() + seconds, max_turns=turns)
+    return Budget(deadline=time.monotonic() + seconds, max_turns=turns, planned=10_000)  # the script decides
 
 
 def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):
@@ -581,6 +581,18 @@ def test_scripted_commands_run_only_while_they_and_two_answers_fit_the_plan(cras
     steps = ["Thought: a\nCommand: list 1 5", "Thought: b\nCommand: frame 5", "Thought: c\nCommand: list 1 3"]
     model = SlowStandIn(steps[:turns] + [answer()], seconds=0.3)
     now = time.monotonic()
-    found = investigate(session, dossier, model, Budget(deadline=now + 60, max_turns=3, target=now + target))
+    found = investigate(session, dossier, model, Budget(deadline=now + 60, max_turns=3, target=now + target, planned=10_000))
     assert len(found.transcript) == turns
     assert found.stopped_by == ("turns" if turns == 3 else "time") and found.diagnosis is not None
+
+
+def test_scripted_commands_and_answers_stop_at_the_planned_tokens(uncaught_crash):
+    """The plan's tokens bound the work whatever the time: at 80 tokens a reply, after the first
+    command neither another command nor a second answer fits 200."""
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", answer(fix="    return scores[2:]"),
+                                  answer()], tokens_per_reply=80)
+    found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 60, max_turns=3, planned=200))
+    assert len(found.transcript) == 1 and found.stopped_by == "time"
+    assert [c.purpose for c in found.calls] == ["step", "answer"]  # its fix failed, and still no second answer
+    assert found.diagnosis.fix.trial.result == "still fails"

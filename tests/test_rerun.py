@@ -153,7 +153,7 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
                                   "Thought: see\nCommand: print price",
                                   "Thought: next\nCommand: continue",
                                   "Thought: ok\nCommand: done", answer])
-    found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 60, max_turns=6))
+    found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 60, max_turns=6, planned=10_000))
     outputs = [t.output for t in found.transcript]
     assert "stopped at prog.py:5 in parse_prices" in outputs[1] and outputs[2] == "price = '50'"
     live_grammar = model.calls[2]["grammar"]

@@ -23,10 +23,10 @@ from autodbg.debugger.safe_eval import SAFE_BUILTINS, in_probe
 from autodbg.redact import is_secret_name
 
 THOUGHT_CHARS = 60  # a few words: longer thoughts cost seconds and only restate the evidence
-ROOT_CAUSE_CHARS = 200
+ROOT_CAUSE_CHARS = 160
 # A fix is the corrected line or few lines (a `return` added, a guard): a whole function rewritten
 # costs seconds of generation and changes lines nobody asked about.
-FIX_CHARS = 240
+FIX_CHARS = 160
 MAX_NAMES = 200
 # What `source` and a program call in `print` may name: the frame's own names, then the functions
 # and classes of its module nearest the current line. Every one of a module's hundreds would make

@@ -26,7 +26,7 @@ from autodbg.settings import DEFAULT_TURNS
 MAX_GENERATED_TOKENS = 1500
 # The model work a crash plans for: about a command or two and an answer, or a command and two
 # short answers. The same work for every model: the 0.5b does it in about half the 1.5b's time.
-PLANNED_TOKENS = 240
+PLANNED_TOKENS = 200
 # The first answer, then (time allowing) its line again with the values it ran with, or a suspect
 # line. Each answer is ~5 s with the 1.5b; a third found nothing more on the dev corpus, twice, and
 # moved its median from 20.4 s to 26.5 s, then (with the evidence's replays) to 27.1 s.
