@@ -159,7 +159,7 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
                       started: float) -> str | None:
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
     The caller owns ENGINE and closes it."""
-    from autodbg.investigate.loop import Budget, investigate
+    from autodbg.investigate.loop import Budget, investigate, planned_tokens
 
     reason = None
     try:
@@ -168,7 +168,8 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
             result.timings.model_load = info["load_seconds"]
             found = investigate(session, result.dossier, engine,
                                 Budget(deadline=started + settings.timeout, max_turns=settings.turns,
-                                       target=started + settings.timeout * PACE), on_step,
+                                       target=started + settings.timeout * PACE,
+                                       planned=planned_tokens(settings.timeout)), on_step,
                                 result.search)
         result.transcript, result.diagnosis, result.tokens = found.transcript, found.diagnosis, found.tokens
         result.model_calls = found.calls

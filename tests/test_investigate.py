@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from autodbg.probe.session import ProbedSession
-from autodbg.investigate.loop import MAX_ANSWERS, Budget, investigate
+from autodbg.investigate.loop import MAX_ANSWERS, PLANNED_TOKENS, Budget, investigate, planned_tokens
 from autodbg.investigate.loop import TRIMMED, frames_shown
 from autodbg.investigate.answer import specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
@@ -208,6 +208,7 @@ def test_scripted_when_no_fix_passes_the_first_usable_one_stands_and_says_so(unc
     assert not model.replies
     assert found.diagnosis.fix.replacement == "    return scores[2:]\n"
     assert found.diagnosis.fix.trial.result == "still fails"
+
     assert "ran: it still fails: ZeroDivisionError" in render_summary(found, dossier)
 
 
@@ -596,3 +597,9 @@ def test_scripted_commands_and_answers_stop_at_the_planned_tokens(uncaught_crash
     assert len(found.transcript) == 1 and found.stopped_by == "time"
     assert [c.purpose for c in found.calls] == ["step", "answer"]  # its fix failed, and still no second answer
     assert found.diagnosis.fix.trial.result == "still fails"
+
+
+def test_a_longer_timeout_plans_more_of_the_models_writing():
+    assert planned_tokens(60) == PLANNED_TOKENS  # the default AUTODBG_TIMEOUT: the measured plan
+    assert planned_tokens(600) == 10 * PLANNED_TOKENS
+    assert planned_tokens(5) == PLANNED_TOKENS  # a short timeout is bounded by time, not by fewer tokens

@@ -21,11 +21,12 @@ from autodbg.investigate.prompt import SYSTEM_PROMPT, candidates_text, dossier_t
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
 from autodbg.records import Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Replay, Search, Tokens, Turn
-from autodbg.settings import DEFAULT_TURNS
+from autodbg.settings import DEFAULT_TIMEOUT, DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-# The model work a crash plans for: about a command or two and an answer, or a command and two
-# short answers. The same work for every model: the 0.5b does it in about half the 1.5b's time.
+# The model work a crash plans for at the default AUTODBG_TIMEOUT: about a command or two and an
+# answer, or a command and two short answers. The same work for every model (the 0.5b does it in
+# about half the 1.5b's time); a longer timeout plans proportionally more (`planned_tokens`).
 PLANNED_TOKENS = 200
 # The first answer, then (time allowing) its line again with the values it ran with, or a suspect
 # line. Each answer is ~5 s with the 1.5b; a third found nothing more on the dev corpus, twice, and
@@ -47,6 +48,11 @@ STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one toke
 TYPICAL_STEP, TYPICAL_OUTPUT, TYPICAL_ANSWER = 25, 150, 80
 UNSEEN_SOURCES = 6
 TRIMMED = "[older output trimmed to fit the context]"
+
+
+def planned_tokens(timeout: float) -> int:
+    """The model's writing a crash plans for, given AUTODBG_TIMEOUT: who gives it more time asks for more work."""
+    return max(PLANNED_TOKENS, round(PLANNED_TOKENS * timeout / DEFAULT_TIMEOUT))
 
 
 @dataclass
