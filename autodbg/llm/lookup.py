@@ -5,7 +5,8 @@ Much of what the model writes is copied: a source line it quotes, the code a fix
 and command names it wrote before. When the newest tokens appeared earlier in the context, the
 tokens that followed them there are a likely continuation; the worker evaluates them in one batch
 with the next token and keeps those the model would have sampled anyway (autodbg.llm.worker), so
-the reply is the same, in fewer decode steps. Pure Python; no model here.
+the reply is the same (up to llama.cpp's rounding, which differs a little between batch sizes and
+may break a near-tie the other way), in fewer decode steps. Pure Python; no model here.
 """
 
 from __future__ import annotations
