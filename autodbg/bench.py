@@ -188,15 +188,16 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
 
 
 def searched(search: dict | None, case, work: Path) -> dict | None:
-    """What the search found without a model: how many changes it tried and passed, and whether
-    the first that passed is at the root cause."""
+    """What the search found without a model: how many changes it tried and passed, whether the
+    first that passed is at the root cause, and whether it makes the case's own test pass."""
     if search is None:
         return None
     first = search["passing"][0] if search["passing"] else None
-    return {"proof": search["proof"], "tried": search["tried"], "seconds": search["seconds"],
-            "passing": len(search["passing"]),
-            "first_at_root_cause": first is not None and in_case(first["file"], work) == case.buggy_file
-            and first["first"] in case.acceptable_lines}
+    at = in_case(first["file"], work) if first is not None else None
+    return {"tried": search["tried"], "seconds": search["seconds"], "passing": len(search["passing"]),
+            "first_at_root_cause": at == case.buggy_file and first["first"] in case.acceptable_lines,
+            "first_fix_hit": at is not None and fix_passes(case, {"file": at, "line": first["first"],
+                                                                  "line_end": first["last"], "fix": first["replacement"]})}
 
 
 def fix_passes(case, diagnosis: dict) -> bool:
@@ -268,6 +269,7 @@ def summarize(records: list[dict]) -> dict:
             "searched": sum(r.get("search") is not None for r in rows),
             "search_passed": sum(bool(r.get("search") and r["search"]["passing"]) for r in rows),
             "search_at_root_cause": sum(bool(r.get("search") and r["search"]["first_at_root_cause"]) for r in rows),
+            "search_fix_hit": sum(bool(r.get("search") and r["search"]["first_fix_hit"]) for r in rows),
             "timed_out": sum(r.get("fallback_reason") == "model did not answer in time" for r in rows),
         }
 

@@ -25,8 +25,8 @@ for data in runs:
     t = data["totals"]["all"]
     origins = share(t["origin_hit"], t["away_from_crash"]) if "origin_hit" in t else "-"
     ran = f"{t['fix_ran_passes']} ({t['fix_ran_passes_hit']} pass the test)" if "fix_ran_passes" in t else "-"
-    found = (f"{t['search_passed']}/{t['searched']} ({t['search_at_root_cause']} at the root cause)"
-             if "searched" in t else "-")
+    found = (f"{t['search_passed']}/{t['searched']} ({t['search_at_root_cause']} at the root cause, "
+             f"{t.get('search_fix_hit', '-')} pass the test)" if "searched" in t else "-")
     print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | {ran} | "
           f"{found} | {origins} | {t['commands_valid']} | {t['median_seconds']} | {t['p90_seconds']} | "
           f"{t['median_turns']} | {t.get('median_prompt_tokens', '-')}/{t.get('median_generated', '-')} | "
@@ -36,7 +36,7 @@ print("\n*of the cases whose root cause is not the crash line: a line of the evi
 print("**fixes labelled \"ran: passes\" (the crashed program ran to the end with the fix, in a probe), "
       "and how many of those pass the case's test")
 print("***cases where the search (no model) found a change that passed, of those it ran on; where the first such "
-      "change is at the root cause")
+      "change is at the root cause, and where it makes the case's own test pass")
 print()
 print("| crash kind | " + " | ".join(label(d) for d in runs) + " |")
 print("|---" * (len(runs) + 1) + "|")

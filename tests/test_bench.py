@@ -78,6 +78,29 @@ def test_evidence_only_scores_the_crash_site(tiny_corpus):
     assert set(totals["by_exception"]) == {"ZeroDivisionError", "IndexError", "ValueError"}
 
 
+FAILING_TEST = '''\
+def count_big(prices):
+    return len([p for p in prices if p < 10])  # bug: the big ones are those over 10
+
+
+def test_count_big():
+    assert count_big([5, 20, 30]) == 2
+
+
+test_count_big()
+'''
+
+
+def test_a_failing_test_case_records_the_search_and_scores_its_first_change(tmp_path):
+    make_case(tmp_path / "corpus", "failing-test", FAILING_TEST, buggy_line=2, kind="assertion",
+              fixed_code="    return len([p for p in prices if p > 10])", exception="AssertionError", crash_line=6)
+    record = bench.run_case(corpus.find_cases([tmp_path / "corpus"])[0], model="none", timeout=20)
+    assert record["status"] == "ok" and record["search"]["tried"] >= 1 and record["search"]["passing"] >= 1, record
+    assert record["search"]["first_at_root_cause"] and record["search"]["first_fix_hit"]
+    totals = bench.summarize([record])["all"]
+    assert totals["searched"] == totals["search_passed"] == totals["search_fix_hit"] == 1
+
+
 def test_fix_scoring_right_and_deliberately_wrong(tiny_corpus):
     case = corpus.load_case(tiny_corpus / "caller-bug")
     right = {"file": "app.py", "line": 6, "line_end": 6, "fix": "    readings = [3, 4]\n"}
