@@ -149,7 +149,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
               "status": "ok", "root_cause_hit": False, "fix_hit": False, "origin_hit": False,
               "root_cause_on_crash_line": case.crash_at_buggy_line, "commands_valid": None, "turns": 0,
               "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None, "transcript": [],
-              "stopped_by": None, "search": None}
+              "stopped_by": None, "search": None, "model_calls": []}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
         shim = write_run_shim(Path(tmp) / "bin") if mode == "run" else None
@@ -169,6 +169,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         record["stopped_by"] = report.get("stopped_by")
         record["search"] = searched(report.get("search"), case, work)
         record["tokens"] = report.get("tokens") or {}
+        record["model_calls"] = report.get("model_calls") or []  # where each crash's model time went
         transcript = report.get("transcript") or []
         record["turns"] = sum(1 for t in transcript if t["command"] != "done")
         record["transcript"] = [{"thought": t["thought"], "command": t["command"]} for t in transcript]

@@ -8,6 +8,7 @@ evidence is always printed and the report always written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -160,17 +161,23 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
     The caller owns ENGINE and closes it."""
     from autodbg.investigate.loop import Budget, investigate, planned_tokens
+    from autodbg.investigate.pace import load_rates, measured, save_rates
 
     reason = None
     try:
         with progress(console, settings.verbose) as on_step:
             info = engine.wait_loaded(started + settings.timeout)
             result.timings.model_load = info["load_seconds"]
+            pace_key = model_key(result.model)
             found = investigate(session, result.dossier, engine,
                                 Budget(deadline=started + settings.timeout, max_turns=settings.turns,
                                        target=started + settings.timeout * PACE,
-                                       planned=planned_tokens(settings.timeout)), on_step,
+                                       planned=planned_tokens(settings.timeout), rates=load_rates(pace_key)), on_step,
                                 result.search)
+        rates = measured(found.calls)
+        if rates is not None:
+            with contextlib.suppress(OSError, AutodbgError):  # only the next crash's plan would know less
+                save_rates(pace_key, rates)
         result.transcript, result.diagnosis, result.tokens = found.transcript, found.diagnosis, found.tokens
         result.model_calls = found.calls
         result.timings.trials = found.trials or None
@@ -193,6 +200,11 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
     if result.diagnosis is not None:
         console.print(SummaryView(session.scrubbed(result)))
     return reason
+
+
+def model_key(model: ModelInfo | None) -> str:
+    """Which model a crash's rates are kept under (autodbg.investigate.pace)."""
+    return f"{model.sha256 or model.path}|{model.id}" if model is not None else "unknown"
 
 
 def verify(session: ProbedSession, result: Result) -> None:

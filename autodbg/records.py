@@ -241,7 +241,7 @@ class Tokens(Record):
 @dataclass
 class ModelCall(Record):
     """One completion of the model: what it cost, to see where a crash's time goes."""
-    purpose: str  # step (a command) | answer | choice (among fixes tried in probes)
+    purpose: str  # step (a command) | line (which suspect line is wrong) | answer | choice (among fixes tried in probes)
     seconds: float
     prompt_seconds: float  # of them, evaluating the prompt (0 from a server that does not say)
     prompt_tokens: int
@@ -250,6 +250,13 @@ class ModelCall(Record):
     accepted: int  # of them, drafted from the context and taken in a batch (autodbg.llm.lookup)
     grammar_refusals: int  # sampled tokens the grammar refused: each one matched the whole vocabulary
     grammar_bytes: int
+
+
+@dataclass
+class Rates(Record):
+    """How fast a model worked on this machine: seconds to make one token, and to read one of a prompt."""
+    per_token: float
+    per_prompt_token: float
 
 
 @dataclass

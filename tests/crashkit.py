@@ -133,3 +133,18 @@ class ScriptedStandInModel(Model):
         self.calls.append({"messages": [dict(m) for m in messages], "grammar": grammar, "max_tokens": max_tokens})
         text = self.replies.pop(0)
         return Completion(text, "stop", 100, 10, 90, self.tokens, 0, 0, False, 0, 0, 0.01, 0.005)
+
+
+def picked_line(session, dossier, quote: str, root_cause: str, new_code: str | None) -> list[str]:
+    """The first answer's two scripted replies for SESSION's crash: the line quoted as QUOTE (the
+    end of its `FILE:N| code`) picked among the lines the investigation offers, then NEW_CODE for it."""
+    import time
+
+    from autodbg.investigate.loop import Budget, Investigation
+
+    investigation = Investigation(session, dossier, None, Budget(time.monotonic() + 60))
+    options = investigation.options(investigation.answerable(), investigation.suspects())
+    matching = [i for i, option in enumerate(options) if option.endswith(quote)]
+    assert len(matching) == 1, options
+    letter = chr(ord("A") + matching[0])
+    return [json.dumps({"root_cause": root_cause, "line": letter}), json.dumps({"new_code": new_code})]

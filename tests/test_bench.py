@@ -137,6 +137,7 @@ def test_real_tiny_model_case(tiny_corpus, tmp_path, monkeypatch):
     assert record["fallback_reason"] in (None, "the model gave no usable answer"), record
     assert record["commands_valid"] is True and record["turns"] >= 1
     assert record["tokens"]["generated"] > 0
+    assert sum(call["generated"] for call in record["model_calls"]) == record["tokens"]["generated"]
 
 
 def test_cli_writes_json_and_prints_totals(tiny_corpus, tmp_path):

@@ -17,11 +17,11 @@ from rich.console import Console
 
 from autodbg.probe.session import ProbedSession
 from autodbg.investigate.loop import MAX_ANSWERS, PLANNED_TOKENS, Budget, investigate, planned_tokens
-from autodbg.investigate.loop import TRIMMED, frames_shown
-from autodbg.investigate.answer import specification_lines
+from autodbg.investigate.loop import TRIMMED, Seen, frames_shown
+from autodbg.investigate.answer import make_diagnosis, specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
-from autodbg.records import ModelInfo, Result, Timings
+from autodbg.records import ModelCall, ModelInfo, Rates, Result, Timings
 from autodbg.report import SummaryView
 from conftest import clean_env
 from crashkit import BELOW_ZERO, ScriptedStandInModel
@@ -49,6 +49,12 @@ CRASH = 'app.py:3| return total / len(values)'
 
 def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):
     return json.dumps({"root_cause": root_cause, "first_line": first, "last_line": last, "new_code": fix})
+
+
+def picked(line="A", root_cause="drops the first score", fix="    return scores"):
+    """The first answer's two replies: which of the suspect lines is wrong (in PROGRAM's crash, A is
+    the buggy line 8, B line 2, C line 7, D the crash line), then its corrected code."""
+    return [json.dumps({"root_cause": root_cause, "line": line}), json.dumps({"new_code": fix})]
 
 
 def crashed_session(directory, name: str, source: str):
@@ -90,7 +96,7 @@ def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):
     session, dossier = crash
     model = ScriptedStandInModel(["Thought: where do values come from\nCommand: frame 5",
                                   "Thought: look at it\nCommand: source load_scores",
-                                  "Thought: found it\nCommand: done", answer()])
+                                  "Thought: found it\nCommand: done", *picked()])
     found = investigate(session, dossier, model, later())
     assert [t.command for t in found.transcript] == ["frame 5", "source load_scores", "done"]
     assert all(t.valid for t in found.transcript)
@@ -98,16 +104,43 @@ def test_scripted_done_ends_the_turns_and_the_fix_is_checked(crash):
     d = found.diagnosis
     assert (d.display_file, d.line, d.line_end) == ("app.py", 8, 8)
     assert d.fix.problem is None and "-    return scores[1:]" in d.fix.diff and "+    return scores" in d.fix.diff
-    # The step grammar was rebuilt after `frame 5` (the caller's names), the answer used the answer grammar.
+    # The step grammar was rebuilt after `frame 5` (the caller's names); the answer picked a line, then rewrote it.
     assert '"load_scores"' in model.calls[1]["grammar"] and model.calls[0]["grammar"] != model.calls[1]["grammar"]
-    assert model.calls[-1]["grammar"].startswith('root ::= "{\\"root_cause')
+    assert '\\"line\\": " choice' in model.calls[-2]["grammar"] and '"\\"D\\""' in model.calls[-2]["grammar"]
+    assert model.calls[-1]["grammar"].startswith('root ::= "{\\"new_code')
+
+
+def test_scripted_the_first_answer_picks_a_suspect_line_then_rewrites_it(uncaught_crash):
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked("A")])
+    found = investigate(session, dossier, model, later())
+    asked = model.calls[1]["messages"][-1]["content"]  # the suspects, likeliest first, then the line that crashed
+    assert asked.endswith("\nA) app.py:8| return scores[1:]\nB) app.py:2| total = sum(values)\n"
+                          'C) app.py:7| scores = [int(x) for x in text.split(",") if x.strip()]\n'
+                          "D) app.py:3| return total / len(values)   (the line that crashed)\nWhich line is wrong? "
+                          "Answer in JSON: root_cause (one or two sentences: what is wrong in that line's code, and why "
+                          "it makes the crash), then line (its letter).")
+    assert model.calls[2]["messages"][-1]["content"].startswith(f"Give the corrected code of {BUGGY} as JSON: new_code")
+    assert [c.purpose for c in found.calls] == ["step", "line", "answer"]
+    d = found.diagnosis
+    assert (d.line, d.root_cause) == (8, "drops the first score") and d.fix.trial.passes
+
+
+def test_scripted_a_pick_cut_short_takes_the_likeliest_line_and_asks_again_for_a_reason(uncaught_crash):
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", '{"root_cause": "the scores li', '{"new_code": null}',
+                                  answer()])
+    found = investigate(session, dossier, model, later())
+    assert model.calls[2]["messages"][-1]["content"].startswith(f"Give the corrected code of {BUGGY}")
+    assert model.calls[-1]["messages"][-1]["content"].startswith("That answer is not usable: the root cause")
+    assert found.diagnosis.root_cause == "drops the first score" and found.diagnosis.fix.trial.passes
 
 
 def test_scripted_turn_budget(crash):
     session, dossier = crash
     model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", "Thought: b\nCommand: frame 5",
                                   "Thought: c\nCommand: list 1 3",
-                                  answer()])
+                                  *picked()])
     budget = later()
     budget.max_turns = 3
     found = investigate(session, dossier, model, budget)
@@ -117,7 +150,7 @@ def test_scripted_turn_budget(crash):
 
 def test_scripted_repeated_command_ends_the_turns(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", "Thought: a\nCommand: list 1 5", answer()])
+    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", "Thought: a\nCommand: list 1 5", *picked()])
     found = investigate(session, dossier, model, later())
     assert found.stopped_by == "repeat" and [t.command for t in found.transcript] == ["list 1 5"]
     assert found.diagnosis is not None
@@ -125,7 +158,7 @@ def test_scripted_repeated_command_ends_the_turns(crash):
 
 def test_scripted_time_budget_goes_straight_to_the_answer(crash):
     session, dossier = crash
-    model = ScriptedStandInModel([answer()])
+    model = ScriptedStandInModel(picked())
     found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 1))
     assert found.stopped_by == "time" and found.transcript == []
     assert found.diagnosis.line == 8
@@ -133,7 +166,7 @@ def test_scripted_time_budget_goes_straight_to_the_answer(crash):
 
 def test_scripted_token_budget(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", answer()], tokens_per_reply=50)
+    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", *picked()], tokens_per_reply=50)
     budget = later()
     budget.max_generated = 40
     found = investigate(session, dossier, model, budget)
@@ -143,7 +176,7 @@ def test_scripted_token_budget(crash):
 def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
     session, dossier = crash
     broken = "    return scores[1:"  # does not compile
-    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + [answer(fix=broken)] * MAX_ANSWERS)
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(fix=broken), answer(fix=broken)])
     found = investigate(session, dossier, model, later())
     assert not model.replies  # asked again, for a line that made the failing values
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
@@ -156,7 +189,7 @@ def test_scripted_invalid_fix_is_retried_then_reported_as_no_checked_fix(crash):
 
 def test_scripted_invalid_fix_then_a_good_one(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix="    return scores[1:"), answer()])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(fix="    return scores[1:"), answer()])
     found = investigate(session, dossier, model, later())
     assert found.diagnosis.fix.problem is None
     assert "Suggested fix" in render_summary(found, dossier)
@@ -164,7 +197,7 @@ def test_scripted_invalid_fix_then_a_good_one(crash):
 
 def test_scripted_a_fix_that_still_fails_when_run_is_answered_again_and_the_passing_one_kept(uncaught_crash):
     session, dossier = uncaught_crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(fix="    return scores[2:]"), answer()])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(fix="    return scores[2:]"), answer()])
     found = investigate(session, dossier, model, later())
     retry_prompt = model.calls[-1]["messages"][-1]["content"]
     assert retry_prompt.startswith("I ran the program again with that fix, in a sandbox: it still fails: "
@@ -183,7 +216,7 @@ def test_scripted_with_no_fix_a_suspect_line_is_asked_for_and_its_passing_fix_ke
     line7 = 'app.py:7| scores = [int(x) for x in text.split(",") if x.strip()]'
     says = 'the list from `scores = [int(x) for x in text.split(",") if x.strip()]` is too short'  # names line 7
     doubled = '    scores = [int(x) for x in text.split(",") if x.strip()] * 2'
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(says, fix=None),
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(root_cause=says, fix=None),
                                   answer("doubles", line7, line7, doubled)])
     found = investigate(session, dossier, model, later())
     # The line the root cause quoted comes before line 2 (nearer the crash, but not named).
@@ -194,7 +227,7 @@ def test_scripted_with_no_fix_a_suspect_line_is_asked_for_and_its_passing_fix_ke
 
 def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
     session, dossier = uncaught_crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(), answer(fix="    return scores[2:]")])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(), answer(fix="    return scores[2:]")])
     found = investigate(session, dossier, model, later())
     assert len(model.replies) == 1  # the second answer was never asked for
     assert found.diagnosis.fix.trial.passes
@@ -202,8 +235,8 @@ def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
 
 def test_scripted_when_no_fix_passes_the_first_usable_one_stands_and_says_so(uncaught_crash):
     session, dossier = uncaught_crash
-    failing = [answer(fix=f"    return scores[{n}:]") for n in range(2, 2 + MAX_ANSWERS)]
-    model = ScriptedStandInModel(["Thought: x\nCommand: done"] + failing)
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(fix="    return scores[2:]"),
+                                  answer(fix="    return scores[3:]")])
     found = investigate(session, dossier, model, later())
     assert not model.replies
     assert found.diagnosis.fix.replacement == "    return scores[2:]\n"
@@ -213,13 +246,13 @@ def test_scripted_when_no_fix_passes_the_first_usable_one_stands_and_says_so(unc
 
 
 @pytest.mark.parametrize("bad, why", [
-    (answer(root_cause="'}`}\"]}`}' (null) (null) (null) (null)"), "its root cause is not words or code but a run of junk"),
-    (answer(fix="    return scores  '}`}\"]}`}' "), "its fix is not words or code but a run of junk"),
-    (answer(root_cause="ZeroDivisionError: division by zero"), "the root cause only repeats the error message"),
+    (picked(root_cause="'}`}\"]}`}' (null) (null) (null) (null)"), "its root cause is not words or code but a run of junk"),
+    (picked(fix="    return scores  '}`}\"]}`}' "), "its fix is not words or code but a run of junk"),
+    (picked(root_cause="ZeroDivisionError: division by zero"), "the root cause only repeats the error message"),
 ])
 def test_scripted_an_unreadable_answer_is_asked_again(uncaught_crash, bad, why):
     session, dossier = uncaught_crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", bad, answer()])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *bad, answer()])
     found = investigate(session, dossier, model, later())
     assert model.calls[-1]["messages"][-1]["content"].startswith(f"That answer is not usable: {why}")
     assert found.diagnosis.root_cause == "drops the first score" and found.diagnosis.fix.trial.passes
@@ -227,11 +260,13 @@ def test_scripted_an_unreadable_answer_is_asked_again(uncaught_crash, bad, why):
 
 def test_scripted_only_junk_gives_no_diagnosis_but_an_echo_is_kept(uncaught_crash):
     session, dossier = uncaught_crash
-    junk = answer(root_cause="(null) (null) (null) (null) (null)")
-    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [junk] * 4), later())
+    junk = "(null) (null) (null) (null) (null)"
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(root_cause=junk), answer(root_cause=junk)])
+    found = investigate(session, dossier, model, later())
     assert found.diagnosis is None
-    echo = answer(root_cause="division by zero")
-    found = investigate(session, dossier, ScriptedStandInModel(["Thought: x\nCommand: done"] + [echo] * 4), later())
+    echo = "division by zero"
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked(root_cause=echo), answer(root_cause=echo)])
+    found = investigate(session, dossier, model, later())
     assert found.diagnosis.root_cause == "division by zero"
     assert found.problem.startswith("the root cause only repeats the error message")
 
@@ -248,7 +283,7 @@ def test_code_that_repeats_itself_is_not_junk():
 def test_scripted_old_outputs_are_trimmed_to_fit_the_context(crash, tmp_path):
     session, dossier = crash
     replies = ["Thought: a\nCommand: list 1 15", "Thought: b\nCommand: frame 5", "Thought: c\nCommand: list 1 10",
-               "Thought: d\nCommand: done", answer()]
+               "Thought: d\nCommand: done", *picked()]
     budget = later()
     budget.max_turns = 6
     roomy = ScriptedStandInModel(list(replies))
@@ -290,26 +325,24 @@ def test_scripted_what_was_found_survives_a_model_that_stops_answering(crash):
     assert [c.purpose for c in found.calls] == ["step", "step"] and found.tokens.generated == 20
 
 
-def test_scripted_a_fix_never_runs_on_into_the_next_function(crash):
-    """Naming the buggy line and, as the last line, the crash line of another function would
-    replace every line between them, deleting code: the fix stays inside the first line's function."""
+def test_a_fix_never_runs_on_into_the_next_function(crash):
+    """An answer naming the crash line and, as its last line, the buggy line of another function
+    would replace every line between them, deleting code: the fix stays inside the first line's function."""
     session, dossier = crash
     fix = "    return total / len(values) if values else 0.0"
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(first=CRASH, last=BUGGY, fix=fix)])
-    d = investigate(session, dossier, model, later()).diagnosis
+    d = make_diagnosis(answer(first=CRASH, last=BUGGY, fix=fix), Seen(session.state(), dossier).lines, dossier)
     assert (d.line, d.line_end) == (3, 3) and d.fix.problem is None
     assert not any(line.startswith("-def load_scores") for line in d.fix.diff.splitlines())  # not deleted
 
 
-def test_scripted_unknown_location_gives_no_diagnosis(crash):
+def test_an_unknown_location_gives_no_diagnosis(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", answer(first="app.py:99| nothing")])
-    assert investigate(session, dossier, model, later()).diagnosis is None
+    assert make_diagnosis(answer(first="app.py:99| nothing"), Seen(session.state(), dossier).lines, dossier) is None
 
 
 def test_scripted_unparsable_command_is_recorded_invalid(crash):
     session, dossier = crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: launch rockets", "Thought: y\nCommand: done", answer()])
+    model = ScriptedStandInModel(["Thought: x\nCommand: launch rockets", "Thought: y\nCommand: done", *picked()])
     found = investigate(session, dossier, model, later())
     assert found.transcript[0].valid is False and found.transcript[0].output.startswith("error:")
 
@@ -351,7 +384,7 @@ def test_real_tiny_model_end_to_end(tmp_path, probe, mode):
     timings = result["timings"]
     assert {"worker_start", "evidence", "model_load", "total"} <= set(timings)
     calls = result["model_calls"]
-    assert calls and {c["purpose"] for c in calls} <= {"step", "answer", "choice"}
+    assert calls and {c["purpose"] for c in calls} <= {"step", "line", "answer", "choice"}
     assert all(c["generated"] > 0 and c["grammar_bytes"] > 0 for c in calls)
     assert sum(c["generated"] for c in calls) == result["tokens"]["generated"]
     assert result["tokens"]["generated"] > 0 and result["tokens"]["prompt_tokens_reused"] > 0
@@ -361,6 +394,9 @@ def test_real_tiny_model_end_to_end(tmp_path, probe, mode):
         assert "autodbg · ZeroDivisionError" in run.stderr
     else:
         assert "autodbg: evidence only" in run.stderr
+    # The model's rates here are kept for the next crash's plan.
+    rates = json.loads((tmp_path / "cache" / "autodbg" / "prompt-state" / "rates.json").read_text())
+    assert list(rates) == [f"{result['model']['sha256']}|smollm2-135m"] and rates[list(rates)[0]]["per_token"] > 0
     # A second crash loads the system prompt's state from disk.
     again = tmp_path / "again.json"
     run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(again), AUTODBG_PROBE=probe)
@@ -445,14 +481,18 @@ def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_
     dossier = session.dossier()
     assert [(r.call, sorted(r.lines)) for r in dossier.replays] == [("below_zero([1, 2, -3, 1, 2, -3])", [2, 3, 4, 5, 6])]
     assert "line 4: balance = 0 · line 5: if balance == 0: · line 6: return True → True" in dossier.replays[0].history
-    spec = "bz.py:12| assert below_zero([1, 2, -3, 1, 2, -3]) == False"
-    nothing = answer(root_cause="below_zero returns True for [1, 2, -3, 1, 2, -3]", first=spec, last=spec, fix=None)
     condition = "bz.py:5| if balance == 0:"
     right = answer(root_cause="it checks for zero, not below zero", first=condition, last=condition,
                    fix="        if balance < 0:")
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", nothing, right])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done",
+                                  *picked("E", "below_zero returns True for [1, 2, -3, 1, 2, -3]", None), right])
     found = investigate(session, dossier, model, later())
-    assert "bz.py:11|" not in model.calls[1]["grammar"]  # check() is the specification
+    # The first answer picks among the lines the replay ran; check() is the specification, not offered.
+    options = model.calls[1]["messages"][-1]["content"]
+    assert "\nA) bz.py:2| balance = 0\nB) bz.py:3| for op in operations:\nC) bz.py:4| balance += op\n" \
+           "D) bz.py:5| if balance == 0:\nE) bz.py:6| return True\nWhich line is wrong?" in options
+    assert '"\\"E\\""' in model.calls[1]["grammar"] and '"\\"F\\""' not in model.calls[1]["grammar"]
+    # Its line is right, it says: then the lines of the replayed call, together.
     asked = model.calls[-1]["messages"][-1]["content"]
     assert asked.startswith("The failing line used the result of below_zero([1, 2, -3, 1, 2, -3]); these of its "
                             "lines ran:\nbz.py:2| balance = 0\nbz.py:3| for op in operations:\n")
@@ -472,8 +512,7 @@ def test_a_bare_assert_in_program_code_leaves_its_callers_fixable(tmp_path, monk
 
 def test_scripted_fix_that_deletes_the_crashing_line_is_refused(crash):
     session, dossier = crash
-    hide = answer(root_cause="divides by zero", first=CRASH, last=CRASH, fix="None")
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", hide, answer()])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *picked("D", "divides by zero", "None"), answer()])
     found = investigate(session, dossier, model, later())
     assert "deletes the line that crashed" in model.calls[-1]["messages"][-1]["content"]
     assert found.diagnosis.line == 8 and found.diagnosis.fix.problem is None
@@ -531,15 +570,13 @@ def test_scripted_first_prompt_names_functions_used_but_not_shown(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     session, dossier = crashed_session(tmp_path, "app.py", UNSEEN)
     model = ScriptedStandInModel(["Thought: x\nCommand: source parse", "Thought: y\nCommand: done",
-                                  answer(first="app.py:2| return [int(x) for x in text.split(\",\")][1:]",
-                                         last="app.py:2| return [int(x) for x in text.split(\",\")][1:]",
-                                         fix='    return [int(x) for x in text.split(",")]')])
+                                  *picked("A", fix='    return [int(x) for x in text.split(",")]')])
     found = investigate(session, dossier, model, later())
     first_prompt = model.calls[0]["messages"][1]["content"]
     # parse made the empty list; mean (a frame) and test_mean (a test: the specification) are not named.
     assert first_prompt.endswith("Used by the code above, source not shown: parse.\nWhat is your first command?")
     assert found.diagnosis.line == 2 and found.diagnosis.fix.problem is None
-    one_shot = ScriptedStandInModel([answer()])
+    one_shot = ScriptedStandInModel(picked())
     budget = later()
     budget.max_turns = 0
     investigate(session, dossier, one_shot, budget)
@@ -580,7 +617,7 @@ def test_scripted_commands_run_only_while_they_and_two_answers_fit_the_plan(cras
     room for no command after the first; with 60 s, for all three the turn limit allows."""
     session, dossier = crash
     steps = ["Thought: a\nCommand: list 1 5", "Thought: b\nCommand: frame 5", "Thought: c\nCommand: list 1 3"]
-    model = SlowStandIn(steps[:turns] + [answer()], seconds=0.3)
+    model = SlowStandIn(steps[:turns] + picked(), seconds=0.3)
     now = time.monotonic()
     found = investigate(session, dossier, model, Budget(deadline=now + 60, max_turns=3, target=now + target, planned=10_000))
     assert len(found.transcript) == turns
@@ -589,13 +626,13 @@ def test_scripted_commands_run_only_while_they_and_two_answers_fit_the_plan(cras
 
 def test_scripted_commands_and_answers_stop_at_the_planned_tokens(uncaught_crash):
     """The plan's tokens bound the work whatever the time: at 80 tokens a reply, after the first
-    command neither another command nor a second answer fits 200."""
+    command neither another command nor a second answer fits 200 (the first is a pick and a rewrite)."""
     session, dossier = uncaught_crash
-    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", answer(fix="    return scores[2:]"),
+    model = ScriptedStandInModel(["Thought: a\nCommand: list 1 5", *picked(fix="    return scores[2:]"),
                                   answer()], tokens_per_reply=80)
     found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 60, max_turns=3, planned=200))
     assert len(found.transcript) == 1 and found.stopped_by == "time"
-    assert [c.purpose for c in found.calls] == ["step", "answer"]  # its fix failed, and still no second answer
+    assert [c.purpose for c in found.calls] == ["step", "line", "answer"]  # its fix failed, and still no second answer
     assert found.diagnosis.fix.trial.result == "still fails"
 
 
@@ -603,3 +640,41 @@ def test_a_longer_timeout_plans_more_of_the_models_writing():
     assert planned_tokens(60) == PLANNED_TOKENS  # the default AUTODBG_TIMEOUT: the measured plan
     assert planned_tokens(600) == 10 * PLANNED_TOKENS
     assert planned_tokens(5) == PLANNED_TOKENS  # a short timeout is bounded by time, not by fewer tokens
+
+
+@pytest.mark.parametrize("seconds_per_token, turns", [(0.001, 3), (0.2, 0)])
+def test_scripted_the_first_command_runs_only_when_the_rates_of_the_crash_before_say_it_fits(crash, seconds_per_token, turns):
+    """Before the model's first reply nothing is measured in this crash: the rates of the crash
+    before decide. At 0.2 s a token the evidence and two answers alone pass a 10 s target."""
+    session, dossier = crash
+    steps = ["Thought: a\nCommand: list 1 5", "Thought: b\nCommand: frame 5", "Thought: c\nCommand: list 1 3"]
+    model = ScriptedStandInModel(steps[:turns] + picked())
+    now = time.monotonic()
+    rates = Rates(per_token=seconds_per_token, per_prompt_token=seconds_per_token / 4)
+    found = investigate(session, dossier, model, Budget(deadline=now + 60, max_turns=3, target=now + 10, planned=10_000,
+                                                        rates=rates))
+    assert len(found.transcript) == turns and found.diagnosis is not None
+    assert found.stopped_by == ("turns" if turns else "time")
+
+
+def test_rates_are_kept_for_the_next_crash_and_bad_files_count_as_none(tmp_path, monkeypatch):
+    from autodbg.investigate import pace
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert pace.load_rates("m") is None
+    calls = [ModelCall("step", 2.0, 1.5, 900, 300, 20, 0, 0, 100), ModelCall("answer", 3.0, 0.5, 950, 50, 60, 0, 0, 100)]
+    rates = pace.measured(calls)
+    assert rates == Rates(per_token=3.0 / 80, per_prompt_token=2.0 / 350)
+    assert pace.measured([ModelCall("step", 2.0, 0.0, 900, 300, 20, 0, 0, 100)]) is None  # a server that does not split
+    for i in range(pace.MAX_MODELS + 5):
+        pace.save_rates(f"model-{i}", rates)
+    pace.save_rates("m", rates)
+    assert pace.load_rates("m") == rates and pace.load_rates("model-0") is None  # the oldest went first
+    path = tmp_path / "autodbg" / "prompt-state" / pace.RATES_FILE
+    assert oct(path.stat().st_mode & 0o777) == "0o600" and len(json.loads(path.read_text())) == pace.MAX_MODELS
+    for bad in ("not json", '{"m": {"per_token": "x"}}', '{"m": {"per_token": -1, "per_prompt_token": 1}}', "[1]"):
+        path.write_text(bad)
+        assert pace.load_rates("m") is None
+    pace.save_rates("m", rates)  # over a bad file
+    assert pace.load_rates("m") == rates
+

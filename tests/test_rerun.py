@@ -16,7 +16,7 @@ from autodbg.program.rerun import Rerun
 from autodbg.program.target import Program
 from autodbg.records import Result
 from conftest import clean_env, run_py
-from crashkit import ScriptedStandInModel
+from crashkit import ScriptedStandInModel, picked_line
 
 PROGRAM = '''\
 def parse_prices(text):
@@ -146,13 +146,13 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
     grammar = step_grammar(state, Seen(state, dossier).known(state, place(session, state)), session.available_commands())
     # a line of code the evidence showed (lines 2-5 of the crash frame's function): not every line of every file
     assert "cmd-break" in grammar and '"prog.py:" (([2-6])' in grammar
-    answer = json.dumps({"root_cause": "prices are cut to whole hundreds", "first_line": "prog.py:5| prices.append(int(price) // 100)",
-                         "last_line": "prog.py:5| prices.append(int(price) // 100)", "new_code": "prices.append(int(price))"})
+    answer = picked_line(session, dossier, "prog.py:5| prices.append(int(price) // 100)", "prices are cut to whole hundreds",
+                         "prices.append(int(price))")
     model = ScriptedStandInModel(["Thought: where are prices made\nCommand: break prog.py:5",
                                   "Thought: run it\nCommand: rerun",
                                   "Thought: see\nCommand: print price",
                                   "Thought: next\nCommand: continue",
-                                  "Thought: ok\nCommand: done", answer])
+                                  "Thought: ok\nCommand: done", *answer])
     found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 60, max_turns=6, planned=10_000))
     outputs = [t.output for t in found.transcript]
     assert "stopped at prog.py:5 in parse_prices" in outputs[1] and outputs[2] == "price = '50'"

@@ -23,7 +23,7 @@ from autodbg.pipeline import new_result, run_investigation
 from autodbg.probe.session import ProbedSession
 from autodbg.redact import MIN_PIECE
 from autodbg.settings import load_settings
-from crashkit import ScriptedStandInModel
+from crashkit import ScriptedStandInModel, picked_line
 from conftest import run_in_terminal
 
 RNG = random.Random(15)
@@ -262,8 +262,9 @@ def test_no_secret_piece_through_extraction_commands(victim_session):
     crash_line = next(k for k in Seen(session.state(), dossier).lines if k.startswith("victim.py:") and "raise PermissionError" in k)
     answer = json.dumps({"root_cause": f"the token {S['refresh_token']} was rejected (pw {S['pw']})",
                          "first_line": crash_line, "last_line": crash_line, "new_code": None})
-    model = ScriptedStandInModel([f"Thought: look\nCommand: {c}" for c in commands] + ["Thought: done\nCommand: done"] + [answer] * MAX_ANSWERS,
-                                 context=10_000_000)
+    pick = picked_line(session, dossier, crash_line, f"the token {S['refresh_token']} was rejected (pw {S['pw']})", None)
+    model = ScriptedStandInModel([f"Thought: look\nCommand: {c}" for c in commands] + ["Thought: done\nCommand: done"]
+                                 + pick + [answer] * (MAX_ANSWERS - 1), context=10_000_000)
     settings = load_settings({"AUTODBG_TURNS": str(len(commands) + 1), "AUTODBG_TIMEOUT": "600"})
     result = new_result(session, None)
     out = StringIO()

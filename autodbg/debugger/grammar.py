@@ -28,6 +28,7 @@ ROOT_CAUSE_CHARS = 160
 # costs seconds of generation and changes lines nobody asked about.
 FIX_CHARS = 160
 MAX_NAMES = 200
+CHAR_RULE = '''char ::= [^"\\\\\\n] | "\\\\" ["\\\\nt]'''  # a character of a JSON string, escapes included
 # What `source` and a program call in `print` may name: the frame's own names, then the functions
 # and classes of its module nearest the current line. Every one of a module's hundreds would make
 # the grammar, and each sampled token's check, grow with the program.
@@ -355,22 +356,34 @@ def answer_grammar(shown_lines: list[str], root_cause_chars: int = ROOT_CAUSE_CH
         'root ::= "{\\"root_cause\\": \\"" text "\\", \\"first_line\\": " loc ", \\"last_line\\": " loc '
         '", \\"new_code\\": " fix "}"',
         f"text ::= char{{1,{root_cause_chars}}}",
-        '''char ::= [^"\\\\\\n] | "\\\\" ["\\\\nt]''',
+        CHAR_RULE,
         f"loc ::= {locations}",
         f'fix ::= "null" | "\\"" char{{1,{FIX_CHARS}}} "\\""',
     ]) + "\n"
 
 
-def choice_grammar(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> str:
-    """A root cause of at most ROOT_CAUSE_CHARS characters, then one of CHOICES:
+def choice_grammar(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS, key: str = "fix") -> str:
+    """A root cause of at most ROOT_CAUSE_CHARS characters, then one of CHOICES under KEY:
     `{"root_cause": "...", "fix": "A"}`."""
     choices = alternatives(literal(json.dumps(choice)) for choice in choices)
     return "\n".join([
-        'root ::= "{\\"root_cause\\": \\"" text "\\", \\"fix\\": " choice "}"',
+        f'root ::= "{{\\"root_cause\\": \\"" text "\\", \\"{key}\\": " choice "}}"',
         f"text ::= char{{1,{root_cause_chars}}}",
-        '''char ::= [^"\\\\\\n] | "\\\\" ["\\\\nt]''',
+        CHAR_RULE,
         f"choice ::= {choices}",
     ]) + "\n"
+
+
+def new_code_grammar() -> str:
+    """The corrected code of a line already chosen: `{"new_code": "..."}`, or null when it is right."""
+    return "\n".join([
+        'root ::= "{\\"new_code\\": " fix "}"',
+        CHAR_RULE,
+        f'fix ::= "null" | "\\"" char{{1,{FIX_CHARS}}} "\\""',
+    ]) + "\n"
+
+
+NEW_CODE_MAX_CHARS = FIX_CHARS + 40  # the longest reply new_code_grammar accepts
 
 
 def choice_max_chars(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> int:
