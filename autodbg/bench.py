@@ -149,7 +149,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
               "status": "ok", "root_cause_hit": False, "fix_hit": False, "origin_hit": False,
               "root_cause_on_crash_line": case.crash_at_buggy_line, "commands_valid": None, "turns": 0,
               "seconds": None, "tokens": {}, "diagnosis": None, "fallback_reason": None, "transcript": [],
-              "stopped_by": None, "search": None, "model_calls": []}
+              "stopped_by": None, "search": None, "candidates": [], "model_calls": []}
     with tempfile.TemporaryDirectory(prefix="autodbg-bench-") as tmp, corpus.scratch_copy(case) as work:
         report_path = Path(tmp) / "report.json"
         shim = write_run_shim(Path(tmp) / "bin") if mode == "run" else None
@@ -168,6 +168,7 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         record["fallback_reason"] = report.get("fallback_reason")
         record["stopped_by"] = report.get("stopped_by")
         record["search"] = searched(report.get("search"), case, work)
+        record["candidates"] = [tried(candidate, case, work) for candidate in report.get("candidates") or []]
         record["tokens"] = report.get("tokens") or {}
         record["model_calls"] = report.get("model_calls") or []  # where each crash's model time went
         transcript = report.get("transcript") or []
@@ -199,6 +200,17 @@ def searched(search: dict | None, case, work: Path) -> dict | None:
             "first_at_root_cause": at == case.buggy_file and first["first"] in case.acceptable_lines,
             "first_fix_hit": at is not None and fix_passes(case, {"file": at, "line": first["first"],
                                                                   "line_end": first["last"], "fix": first["replacement"]})}
+
+
+def tried(candidate: dict, case, work: Path) -> dict:
+    """A fix the model wrote that ran in a probe: where, how it ran, whether it is at the root
+    cause, and (when it ran and passed) whether it makes the case's own test pass: the label's trust."""
+    at = in_case(candidate["file"], work)
+    result = candidate["trial"]["result"]
+    fix = {"file": at, "line": candidate["first"], "line_end": candidate["last"], "fix": candidate["replacement"]}
+    return {"line": candidate["first"], "result": result,
+            "at_root_cause": at == case.buggy_file and candidate["first"] in case.acceptable_lines,
+            "fix_hit": fix_passes(case, fix) if result == "passes" else None}
 
 
 def fix_passes(case, diagnosis: dict) -> bool:
@@ -272,6 +284,11 @@ def summarize(records: list[dict]) -> dict:
             "search_at_root_cause": sum(bool(r.get("search") and r["search"]["first_at_root_cause"]) for r in rows),
             "search_fix_hit": sum(bool(r.get("search") and r["search"]["first_fix_hit"]) for r in rows),
             "timed_out": sum(r.get("fallback_reason") == "model did not answer in time" for r in rows),
+            # The model's fixes run in probes: how many, in how many cases one was at the root cause,
+            # and in how many one passed.
+            "candidates": sum(len(r.get("candidates") or []) for r in rows),
+            "candidate_at_root_cause": sum(any(c["at_root_cause"] for c in r.get("candidates") or []) for r in rows),
+            "candidate_passed": sum(any(c["result"] == "passes" for c in r.get("candidates") or []) for r in rows),
         }
 
     by = lambda key: {value: group([r for r in records if r[key] == value])  # noqa: E731

@@ -73,13 +73,17 @@ def value_origins(user: list[FrameEntry], session: Session) -> list[ValueOrigin]
     """Where the values the failing lines used came from, by static analysis of the program's
     source (autodbg.analysis.backtrack): the crash frame's reaching definitions, parameters
     followed into their callers, results followed into the return lines of the program's
-    functions. Lines the frames already show as their current line are left out."""
+    functions. Lines the frames already show as their current line are left out, but for a
+    caller's call that passed a failing parameter: where an argument went wrong, that line is the
+    root cause (`make_date(day, month, year)` for `def make_date(year, month, day)`)."""
     sources = {path: "\n".join(source_lines(path)) for path in reachable_files(user)}
     sites = [backtrack.site(sources[e.filename], e.filename, e.lineno, e.function) for e in user if e.filename in sources]
     current = {(e.filename, e.lineno) for e in user}
     origins = []
     for lead in backtrack.backtrack(sites, sources):
-        if (lead.file, lead.origin.line) in current or lead.origin.kind in UNTOLD_ORIGINS:
+        shown = (lead.file, lead.origin.line) in current and lead.origin.kind != "argument"
+        if shown or (lead.file, lead.origin.line) == (user[0].filename, user[0].lineno) \
+                or lead.origin.kind in UNTOLD_ORIGINS:
             continue
         lines = source_lines(lead.file)
         code = lines[lead.origin.line - 1].strip() if 0 < lead.origin.line <= len(lines) else lead.origin.code

@@ -179,6 +179,7 @@ def run_investigation(engine, session: ProbedSession, result: Result, settings: 
             with contextlib.suppress(OSError, AutodbgError):  # only the next crash's plan would know less
                 save_rates(pace_key, rates)
         result.transcript, result.diagnosis, result.tokens = found.transcript, found.diagnosis, found.tokens
+        result.candidates = found.candidates
         result.model_calls = found.calls
         result.timings.trials = found.trials or None
         result.stopped_by = found.stopped_by

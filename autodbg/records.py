@@ -241,7 +241,7 @@ class Tokens(Record):
 @dataclass
 class ModelCall(Record):
     """One completion of the model: what it cost, to see where a crash's time goes."""
-    purpose: str  # step (a command) | line (which suspect line is wrong) | answer | choice (among fixes tried in probes)
+    purpose: str  # step (a command) | line (which suspect line is wrong) | answer | why (the reason for a fix that ran) | choice (among fixes tried in probes)
     seconds: float
     prompt_seconds: float  # of them, evaluating the prompt (0 from a server that does not say)
     prompt_tokens: int
@@ -298,6 +298,7 @@ class Result(Record):
     schema_version: int = REPORT_SCHEMA
     search: Search | None = None
     transcript: list[Turn] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)  # the model's fixes run in probes, in order
     diagnosis: Diagnosis | None = None
     model: ModelInfo | None = None
     timings: Timings = field(default_factory=Timings)
@@ -312,5 +313,5 @@ class Result(Record):
         data = _json(self)
         data["tokens"] = data["tokens"] or {}
         order = ("schema_version", "autodbg_version", "python", "argv", "cwd", "thread", "dossier", "search", "transcript",
-                 "diagnosis", "model", "timings", "model_calls", "tokens", "stopped_by", "reruns", "probe", "fallback_reason")
+                 "candidates", "diagnosis", "model", "timings", "model_calls", "tokens", "stopped_by", "reruns", "probe", "fallback_reason")
         return {key: data[key] for key in order}

@@ -18,17 +18,19 @@ def share(hits: int, n: int) -> str:
 
 
 runs = [json.loads(Path(arg).read_text()) for arg in sys.argv[1:]]
-print("| run | root-cause line | fix passes test | ran: passes** | search found*** | provenance names it* "
-      "| commands valid | median s | p90 s | turns | tokens in/out | timed out |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| run | root-cause line | fix passes test | ran: passes** | search found*** | model's fixes run**** "
+      "| provenance names it* | commands valid | median s | p90 s | turns | tokens in/out | timed out |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for data in runs:
     t = data["totals"]["all"]
     origins = share(t["origin_hit"], t["away_from_crash"]) if "origin_hit" in t else "-"
     ran = f"{t['fix_ran_passes']} ({t['fix_ran_passes_hit']} pass the test)" if "fix_ran_passes" in t else "-"
     found = (f"{t['search_passed']}/{t['searched']} ({t['search_at_root_cause']} at the root cause, "
              f"{t.get('search_fix_hit', '-')} pass the test)" if "searched" in t else "-")
+    candidates = (f"{t['candidates']} ({t['candidate_at_root_cause']} cases at the root cause, "
+                  f"{t['candidate_passed']} passed)" if "candidates" in t else "-")
     print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | {ran} | "
-          f"{found} | {origins} | {t['commands_valid']} | {t['median_seconds']} | {t['p90_seconds']} | "
+          f"{found} | {candidates} | {origins} | {t['commands_valid']} | {t['median_seconds']} | {t['p90_seconds']} | "
           f"{t['median_turns']} | {t.get('median_prompt_tokens', '-')}/{t.get('median_generated', '-')} | "
           f"{t.get('timed_out', '-')} |")
 print("\n*of the cases whose root cause is not the crash line: a line of the evidence's "
@@ -37,6 +39,8 @@ print("**fixes labelled \"ran: passes\" (the crashed program ran to the end with
       "and how many of those pass the case's test")
 print("***cases where the search (no model) found a change that passed, of those it ran on; where the first such "
       "change is at the root cause, and where it makes the case's own test pass")
+print("****fixes the model wrote that ran in probes; cases where one of them was at the root cause, and where one "
+      "passed")
 print()
 print("| crash kind | " + " | ".join(label(d) for d in runs) + " |")
 print("|---" * (len(runs) + 1) + "|")

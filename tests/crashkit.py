@@ -135,9 +135,15 @@ class ScriptedStandInModel(Model):
         return Completion(text, "stop", 100, 10, 90, self.tokens, 0, 0, False, 0, 0, 0.01, 0.005)
 
 
-def picked_line(session, dossier, quote: str, root_cause: str, new_code: str | None) -> list[str]:
-    """The first answer's two scripted replies for SESSION's crash: the line quoted as QUOTE (the
-    end of its `FILE:N| code`) picked among the lines the investigation offers, then NEW_CODE for it."""
+def fixed(code: str) -> str:
+    """A reply with the corrected code of the line asked about, as the code grammar has it."""
+    return f"```python\n{code}\n```"
+
+
+def rewrite_replies(session, dossier, quote: str, new_code: str | None, root_cause: str) -> list[str]:
+    """The answer's scripted replies for SESSION's crash: `null` for each line offered before the one
+    quoted as QUOTE (the end of its `FILE:N| code`), NEW_CODE for it (None: null too), then ROOT_CAUSE
+    as the reason asked for a fix that passed."""
     import time
 
     from autodbg.investigate.loop import Budget, Investigation
@@ -146,5 +152,5 @@ def picked_line(session, dossier, quote: str, root_cause: str, new_code: str | N
     options = investigation.options(investigation.answerable(), investigation.suspects())
     matching = [i for i, option in enumerate(options) if option.endswith(quote)]
     assert len(matching) == 1, options
-    letter = chr(ord("A") + matching[0])
-    return [json.dumps({"root_cause": root_cause, "line": letter}), json.dumps({"new_code": new_code})]
+    return ["null"] * matching[0] + [fixed(new_code) if new_code is not None else "null",
+                                     json.dumps({"root_cause": root_cause})]

@@ -89,6 +89,7 @@ def a_full_result() -> Result:
               trial=FixTrial("passes", "ran"))
     diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
     return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
+                  candidates=[Candidate("/p/app.py", "app.py", 1, 1, "n = 0\n", "n = 1\n", "model", FixTrial("passes", "ran"))],
                   diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"),
                   search=Search(3, 20, {"passes": 1, "still fails": 19}, 0.4,
                                 [Candidate("/p/app.py", "app.py", 1, 1, "n = 0\n", "n = 1\n", "constant", FixTrial("passes", "ran"))]),
@@ -147,6 +148,8 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(dossier["frames"][0]["line_values"][0]) == schema["line_values"]
     assert set(dossier["frames"][0]["called_functions"][0]) == schema["called_functions"]
     assert set(data["transcript"][0]) == schema["transcript"]
+    assert set(data["candidates"][0]) == schema["candidates"]
+    assert set(data["candidates"][0]["trial"]) == schema["trial"]
     assert set(data["diagnosis"]) == schema["diagnosis"]
     assert set(data["diagnosis"]["fix"]) == schema["fix"]
     assert set(data["diagnosis"]["fix"]["trial"]) == schema["trial"]

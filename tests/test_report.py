@@ -86,6 +86,7 @@ crashy.py:14 in run  (called from here)
 where the values came from (read from the source, no model):
   total ← crashy.py:2: total = sum(values)
   count ← crashy.py:3: count = len(values)
+  values ← crashy.py:9: return mean(scores)
   scores ← crashy.py:8: scores = []"""
 
 

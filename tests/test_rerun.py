@@ -16,7 +16,7 @@ from autodbg.program.rerun import Rerun
 from autodbg.program.target import Program
 from autodbg.records import Result
 from conftest import clean_env, run_py
-from crashkit import ScriptedStandInModel, picked_line
+from crashkit import ScriptedStandInModel, rewrite_replies
 
 PROGRAM = '''\
 def parse_prices(text):
@@ -146,8 +146,8 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
     grammar = step_grammar(state, Seen(state, dossier).known(state, place(session, state)), session.available_commands())
     # a line of code the evidence showed (lines 2-5 of the crash frame's function): not every line of every file
     assert "cmd-break" in grammar and '"prog.py:" (([2-6])' in grammar
-    answer = picked_line(session, dossier, "prog.py:5| prices.append(int(price) // 100)", "prices are cut to whole hundreds",
-                         "prices.append(int(price))")
+    answer = rewrite_replies(session, dossier, "prog.py:5| prices.append(int(price) // 100)",
+                             "        prices.append(int(price))", "prices are cut to whole hundreds")
     model = ScriptedStandInModel(["Thought: where are prices made\nCommand: break prog.py:5",
                                   "Thought: run it\nCommand: rerun",
                                   "Thought: see\nCommand: print price",

@@ -127,7 +127,7 @@ def test_scripted_a_change_the_test_passed_with_stands_even_when_the_answer_is_c
     found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=two_fixes(session, dossier))
     assert found.stopped_by == "search" and (found.diagnosis.line, found.diagnosis.fix.trial.passes) == (2, True)
     assert found.diagnosis.root_cause == ("prog.py:2: `balance = 0` is wrong: with `balance = 1` instead, "
-                                          "the failing test runs to its end.")
+                                          "the failing assertion holds.")
 
 
 def test_scripted_a_junk_reason_for_a_fix_that_passed_is_said_plainly_instead(tmp_path, monkeypatch):
@@ -137,7 +137,7 @@ def test_scripted_a_junk_reason_for_a_fix_that_passed_is_said_plainly_instead(tm
     found = investigate(session, dossier, model, Budget(time.monotonic() + 60), search=two_fixes(session, dossier))
     assert "not usable" in model.calls[1]["messages"][-1]["content"]
     assert found.diagnosis.root_cause == ("prog.py:5: `if balance == 0:` is wrong: with `if balance < 0:` instead, "
-                                          "the failing test runs to its end.")
+                                          "the failing assertion holds, and the code that holds it runs to its end.")
 
 
 def test_the_crash_hook_shows_what_the_search_found_under_the_evidence(tmp_path):

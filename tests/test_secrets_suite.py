@@ -18,12 +18,12 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from autodbg.investigate.loop import MAX_ANSWERS, Seen
+from autodbg.investigate.loop import MAX_OPTIONS
 from autodbg.pipeline import new_result, run_investigation
 from autodbg.probe.session import ProbedSession
 from autodbg.redact import MIN_PIECE
 from autodbg.settings import load_settings
-from crashkit import ScriptedStandInModel, picked_line
+from crashkit import ScriptedStandInModel, fixed
 from conftest import run_in_terminal
 
 RNG = random.Random(15)
@@ -259,12 +259,11 @@ def test_no_secret_piece_through_extraction_commands(victim_session):
     commands = [c for function, lines in EXTRACTIONS.items()
                 for c in ([f"frame {frames[function]}"] if function else []) + lines]
     assert len(commands) >= 80
-    crash_line = next(k for k in Seen(session.state(), dossier).lines if k.startswith("victim.py:") and "raise PermissionError" in k)
-    answer = json.dumps({"root_cause": f"the token {S['refresh_token']} was rejected (pw {S['pw']})",
-                         "first_line": crash_line, "last_line": crash_line, "new_code": None})
-    pick = picked_line(session, dossier, crash_line, f"the token {S['refresh_token']} was rejected (pw {S['pw']})", None)
+    # The model's fix of the likeliest line quotes secrets it saw; it runs and still fails, so the root cause
+    # shown says what it tried.
+    quoting = fixed(f"    note = 'the token {S['refresh_token']} was rejected (pw {S['pw']})'")
     model = ScriptedStandInModel([f"Thought: look\nCommand: {c}" for c in commands] + ["Thought: done\nCommand: done"]
-                                 + pick + [answer] * (MAX_ANSWERS - 1), context=10_000_000)
+                                 + [quoting] + ["null"] * MAX_OPTIONS, context=10_000_000)
     settings = load_settings({"AUTODBG_TURNS": str(len(commands) + 1), "AUTODBG_TIMEOUT": "600"})
     result = new_result(session, None)
     out = StringIO()

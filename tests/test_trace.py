@@ -9,10 +9,10 @@ import time
 import pytest
 
 from autodbg.debugger.grammar import Known, step_grammar
-from autodbg.investigate.loop import Budget, investigate
+from autodbg.investigate.loop import MAX_OPTIONS, Budget, investigate
 from autodbg.probe.session import ProbedSession
 from conftest import clean_env, run_py
-from crashkit import ScriptedStandInModel, crash, load_program, picked_line
+from crashkit import ScriptedStandInModel, crash, load_program
 
 VICTIM = '''\
 import sys
@@ -213,10 +213,8 @@ def test_the_evidence_replays_the_failing_lines_calls_and_the_grammar_no_longer_
 def test_the_investigation_offers_a_call_until_it_was_traced(prog):
     s = ProbedSession.of_crash(crash(prog.main))
     assert s.execute("frame 1").ok  # main: `return pick(parse("1,2"))`, not replayed for the evidence
-    line = "prog.py:1| x"
-    answer = json.dumps({"root_cause": "x", "first_line": line, "last_line": line, "new_code": None})
     model = ScriptedStandInModel(["Thought: what parse made\nCommand: trace parse('1,2')", "Thought: so\nCommand: done",
-                                  *picked_line(s, s.dossier(), "prog.py:6| return scores[5]", "x", None), answer])
+                                  *["null"] * MAX_OPTIONS])
     found = investigate(s, s.dossier(), model, Budget(deadline=time.monotonic() + 60))
     assert 'cmd-trace ::= "trace" " " ("parse(\'1,2\')")' in model.calls[0]["grammar"]
     assert "cmd-trace" not in model.calls[1]["grammar"]  # its history is known now

@@ -374,16 +374,42 @@ def choice_grammar(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS,
     ]) + "\n"
 
 
-def new_code_grammar() -> str:
-    """The corrected code of a line already chosen: `{"new_code": "..."}`, or null when it is right."""
+FENCE = "```"
+CODE_LINES = 3  # of a line's corrected code: the line, or a few lines in its place
+
+
+def code_grammar() -> str:
+    """The corrected code of a line already chosen, as a fenced block of at most CODE_LINES lines
+    of FIX_CHARS characters, or `null` when the line is right. Code is written as code: a JSON
+    string would make a small model escape quotes and close brackets it never opened."""
     return "\n".join([
-        'root ::= "{\\"new_code\\": " fix "}"',
-        CHAR_RULE,
-        f'fix ::= "null" | "\\"" char{{1,{FIX_CHARS}}} "\\""',
+        f'root ::= "null" | "{FENCE}python\\n" line ("\\n" line){{0,{CODE_LINES - 1}}} "\\n{FENCE}"',
+        f"line ::= [^\\n`] [^\\n]{{0,{FIX_CHARS - 1}}}",
     ]) + "\n"
 
 
-NEW_CODE_MAX_CHARS = FIX_CHARS + 40  # the longest reply new_code_grammar accepts
+CODE_MAX_CHARS = CODE_LINES * (FIX_CHARS + 1) + 20  # the longest reply code_grammar accepts
+
+
+def fenced_code(text: str) -> str | None:
+    """The code of a reply under code_grammar (None for `null`, or a reply cut before its code)."""
+    start = f"{FENCE}python\n"
+    if not text.startswith(start):
+        return None
+    return text[len(start):].removesuffix(FENCE).removesuffix("\n") or None
+
+
+def reason_grammar(root_cause_chars: int = ROOT_CAUSE_CHARS) -> str:
+    """Why a line already chosen is wrong: `{"root_cause": "..."}`."""
+    return "\n".join([
+        'root ::= "{\\"root_cause\\": \\"" text "\\"}"',
+        f"text ::= char{{1,{root_cause_chars}}}",
+        CHAR_RULE,
+    ]) + "\n"
+
+
+def reason_max_chars(root_cause_chars: int = ROOT_CAUSE_CHARS) -> int:
+    return root_cause_chars + 20
 
 
 def choice_max_chars(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS) -> int:

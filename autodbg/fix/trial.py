@@ -23,6 +23,9 @@ from autodbg.probe.fork import refusal_in_chain
 from autodbg.records import FixTrial
 
 DETAIL_CHARS = 200
+# Why a fix was not run that concern that fix alone: another fix may well run.
+NOT_REACHED = "running it again did not reach the fixed lines"
+NOT_CHECKED = "with the fix, the code that holds the failing assertion no longer runs to its end, so nothing checked the fix"
 VALUE_CHARS = 60  # of each value in the fixed function's first call
 
 
@@ -72,10 +75,9 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
     finally:
         sys.settrace(None)
     if not watch.reached:
-        return FixTrial("not run", "running it again did not reach the fixed lines")
+        return FixTrial("not run", NOT_REACHED)
     if check is not None and not check.finished:
-        return FixTrial("not run", "with the fix, the code that holds the failing assertion no longer runs to its end, "
-                                   "so nothing checked the fix")
+        return FixTrial("not run", NOT_CHECKED)
     if len(sandbox.refusals) > refused_before:  # the program caught a refusal and went on: not how it runs
         return FixTrial("not run", f"it ran on past something the sandbox refused: {sandbox.refusals[refused_before]}")
     if check is not None:

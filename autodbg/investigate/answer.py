@@ -11,7 +11,20 @@ import re
 from autodbg.debugger.commands import ShownLine
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.fix.check import check_fix, does_nothing
-from autodbg.records import Diagnosis, Dossier, SourceWindow
+from autodbg.records import Diagnosis, Dossier, SourceWindow, ValueOrigin
+
+
+# Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
+# names are among the first three this way, 10 by depth alone): a `return` of a function that
+# already returned, then a changed attribute or an unbound name, then assignments, then a caller's
+# call that passed a failing parameter (its arguments may be wrong; changing its data rarely is
+# right), loop targets last.
+SUSPECT_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "argument": 3, "for": 4}
+
+
+def likeliest_first(origins: list[ValueOrigin]) -> list[ValueOrigin]:
+    """ORIGINS in the order they most likely hold the bug: by kind (SUSPECT_KINDS), then depth."""
+    return sorted(origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth))
 
 
 def quotable(line: ShownLine) -> str | None:
@@ -132,7 +145,12 @@ def unreadable(diagnosis: Diagnosis, dossier: Dossier) -> str | None:
     for name, text in texts:
         if junk(text, code=name == "fix"):
             return f"its {name} is not words or code but a run of junk"
-    said = set(_words(diagnosis.root_cause)) - FILLER
+    return echo(diagnosis.root_cause, dossier)
+
+
+def echo(root_cause: str, dossier: Dossier) -> str | None:
+    """Why ROOT_CAUSE says nothing the error message did not, or None."""
+    said = set(_words(root_cause)) - FILLER
     if not said or said <= set(_words(f"{dossier.exception.type} {dossier.exception.message}")):
         return "the root cause only repeats the error message: say what is wrong in the code and why"
     return None

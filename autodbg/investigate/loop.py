@@ -11,12 +11,17 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from autodbg.debugger.commands import COMMANDS, ShownLine
+from autodbg.debugger.core import source_lines
 from autodbg.debugger.grammar import (
-    NEW_CODE_MAX_CHARS, ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars,
-    choice_grammar, choice_max_chars, new_code_grammar, step_grammar,
+    ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars,
+    CODE_MAX_CHARS, choice_grammar, choice_max_chars, code_grammar, fenced_code, reason_grammar, reason_max_chars,
+    step_grammar,
 )
 from autodbg.fix.check import check_fix
-from autodbg.investigate.answer import make_diagnosis, quotable, source_window, specification_lines, unreadable
+from autodbg.fix.trial import NOT_CHECKED, NOT_REACHED
+from autodbg.investigate.answer import (
+    echo, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
+)
 from autodbg.investigate.prompt import SYSTEM_PROMPT, candidates_text, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
 from autodbg.probe.session import ProbedSession
@@ -29,14 +34,10 @@ MAX_GENERATED_TOKENS = 1500
 # answer, or a command and two short answers. The same work for every model (the 0.5b does it in
 # about half the 1.5b's time); a longer timeout plans proportionally more (`planned_tokens`).
 PLANNED_TOKENS = 200
-# The first answer, then (time allowing) its line again with the values it ran with, or a suspect
-# line. Each answer is ~5 s with the 1.5b; a third found nothing more on the dev corpus, twice, and
+# Where no lines are likelier than others (no options): the first free answer, then (time allowing)
+# its line again with the values it ran with, or a suspect line. Each answer is ~5 s with the 1.5b; a third found nothing more on the dev corpus, twice, and
 # moved its median from 20.4 s to 26.5 s, then (with the evidence's replays) to 27.1 s.
 MAX_ANSWERS = 2
-# Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
-# names are among the first three this way, 10 by depth alone): a `return` of a function that
-# already returned, then a changed attribute or an unbound name, then assignments, loop targets last.
-SUSPECT_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "for": 3}
 NAMED_CODE_CHARS = 12  # a line of code this long, quoted in a root cause, names that line
 SUSPECT_ROOT_CAUSE_CHARS = 120  # a suspect's answer: a short why, then the line's code
 REPLAY_SUSPECT_LINES = 12  # of a replayed call's lines offered as one suspect
@@ -50,6 +51,10 @@ STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one toke
 # output as prompt tokens, an answer's tokens. With the rates measured in this crash, they say
 # whether one more command fits before the budget's target.
 TYPICAL_STEP, TYPICAL_OUTPUT, TYPICAL_ANSWER = 25, 150, 80
+# What one more rewrite of an option costs: the request (what the last fix did, and the line) read as
+# prompt tokens, and the corrected line made.
+REWRITE_REQUEST, TYPICAL_REWRITE = 90, 25
+TYPICAL_REASON = 40  # tokens of a root cause asked for on its own
 UNSEEN_SOURCES = 6
 TRIMMED = "[older output trimmed to fit the context]"
 
@@ -82,6 +87,7 @@ class Findings:
     tokens: Tokens = field(default_factory=Tokens)
     calls: list[ModelCall] = field(default_factory=list)  # each completion, with its cost
     trials: list[float] = field(default_factory=list)  # seconds of each fix tried in a probe
+    candidates: list[Candidate] = field(default_factory=list)  # each fix the model wrote that ran, in order
     stopped_by: str = ""  # search | done | repeat | turns | tokens | time | probe (no live state could be read)
     error: str | None = None  # why the model stopped answering (what was found until then is kept)
 
@@ -293,48 +299,136 @@ class Investigation:
             problem = unreadable(diagnosis, self.dossier)
             if problem is None or attempt == 1:
                 if problem is not None:  # the fix stands; its reason is said plainly instead
-                    diagnosis.root_cause = plain_root_cause(candidate)
+                    diagnosis.root_cause = plain_reason(diagnosis)
                 self.findings.diagnosis = diagnosis
                 return
             self.messages += [{"role": "assistant", "content": completion.text},
                               {"role": "user", "content": f"That answer is not usable: {problem}. Answer in JSON again."}]
 
     def answer(self) -> None:
-        """Ask for the final answer and try its fix on the crashed program, in a probe; while time
-        and MAX_ANSWERS allow, ask again (see `next_request`). The best answer stands (`rank`).
-        The first answer, where there are suspects, picks the wrong line among them (`options`)
-        and then rewrites it: the model recognises a wrong line far better than it finds one."""
+        """The final answer. Where there are lines that most likely hold the bug (`options`), the
+        model rewrites them one by one, likeliest first, and each rewrite runs on the crashed
+        program in a probe until one passes (`rewrite_options`): a small model recognises a wrong
+        line, seen alone, better than it finds one, and a run tells which rewrite works. Elsewhere
+        it answers freely (`free_answers`)."""
         if self.session.rerun is not None:
             self.session.rerun.stop()  # back to the crash: the answer quotes what was shown
         transcript = self.findings.transcript
         if transcript and transcript[-1].command == "done":
             self.messages.append({"role": "assistant", "content": f"Thought: {transcript[-1].thought}\nCommand: done"})
-        quotes = self.answerable()  # what the answer may name: every line shown a fix may change, or one suspect
+        quotes = self.answerable()  # what the answer may name: every line shown a fix may change
         suspects = self.suspects()
         options = self.options(quotes, suspects)
+        if len(options) > 1:
+            self.rewrite_options(options)
+        else:
+            self.free_answers(quotes, suspects)
+
+    def rewrite_options(self, options: list[str]) -> None:
+        """Ask for the corrected code of each of OPTIONS in turn, likeliest first, while the plan has
+        room, and run each fix on the crashed program in a probe. The first fix that passes stands,
+        with the model's reason for it; when none does, the likeliest option stands, with its fix
+        (if any), how that ran, and a reason said plainly: the model's reasons for a line it could
+        not fix are guesses."""
+        trials: dict[tuple, FixTrial] = {}
+        answers: dict[str, Diagnosis] = {}  # option -> its diagnosis (with the fix the model wrote, if any)
+        said = ("The wrong code is most likely one of these lines, which made the values that failed:\n"
+                + "\n".join(options) + "\n")  # what to tell with the next request
+        for number, quote in enumerate(options):
+            if number and not self.rewrite_fits():
+                break
+            self.messages.append({"role": "user", "content": f"{said}Give the corrected code of {quote} in a ```python "
+                                  "block, with its indentation; or null if the line is right."})
+            try:
+                reply = self.ask("answer", code_grammar(), CODE_MAX_CHARS, self.budget.deadline)
+            except EngineError:
+                if number == 0:
+                    raise
+                break  # out of time: the answers so far stand
+            self.messages.append({"role": "assistant", "content": reply.text})
+            answer = json.dumps({"root_cause": "", "first_line": quote, "last_line": quote,
+                                 "new_code": fenced_code(reply.text)})
+            diagnosis = answers[quote] = make_diagnosis(answer, self.seen.lines, self.dossier)
+            fix = diagnosis.fix
+            if fix is not None and fix.usable and junk(fix.replacement, code=True):
+                fix.problem = "it is not code but a run of junk"
+            if fix is None:
+                said = ""
+            elif not fix.usable:
+                said = f"That fix is not usable: {fix.problem}.\n"
+            else:
+                self.try_fix(diagnosis, trials)
+                self.findings.candidates.append(model_candidate(diagnosis))
+                trial = fix.trial
+                if trial.passes or (trial.result == "not run" and trial.detail not in (NOT_REACHED, NOT_CHECKED)):
+                    break  # it works; or the program cannot run again here, so no other fix could be judged
+                said = f"I ran the program again with that fix, in a sandbox: it {trial.result}: {trial.detail}.\n"
+        passing = [q for q, d in answers.items() if d.fix is not None and d.fix.trial is not None and d.fix.trial.passes]
+        quote = passing[0] if passing else options[0]
+        kept = answers[quote]
+        kept.root_cause = self.reason(quote, kept) if passing else plain_reason(kept)
+        self.findings.diagnosis = kept
+
+    def rewrite_fits(self) -> bool:
+        """Whether one more rewrite and its run are likely done by the budget's target, within its
+        planned tokens, at the rates this crash showed."""
+        if self.findings.tokens.generated + TYPICAL_REWRITE > self.budget.planned:
+            return False
+        rates = measured(self.findings.calls)
+        if rates is None:
+            return time.monotonic() < self.budget.target
+        trial = self.findings.trials[-1] if self.findings.trials else 0.0
+        cost = REWRITE_REQUEST * rates.per_prompt_token + TYPICAL_REWRITE * rates.per_token + trial
+        return time.monotonic() + cost <= self.budget.target
+
+    def reason(self, quote: str, diagnosis: Diagnosis) -> str:
+        """Why the line QUOTE was wrong, DIAGNOSIS's fix of it having passed: in the model's words
+        when the plan has room and it gives a readable answer, else said plainly."""
+        if self.findings.tokens.generated + TYPICAL_REASON <= self.budget.planned and self.reason_fits():
+            self.messages.append({"role": "user", "content": f"I ran it: {diagnosis.fix.trial.detail}. In one or two "
+                                  f"sentences: what was wrong in {quote}, and why did it make the crash? Answer in "
+                                  "JSON: root_cause."})
+            try:
+                completion = self.ask("why", reason_grammar(), reason_max_chars(), self.budget.deadline)
+                why = json.loads(completion.text)["root_cause"]
+                self.messages.append({"role": "assistant", "content": completion.text})
+            except (EngineError, json.JSONDecodeError, KeyError, TypeError):
+                why = ""
+            if readable(why, self.dossier):
+                return why
+        return plain_reason(diagnosis)
+
+    def reason_fits(self) -> bool:
+        rates = measured(self.findings.calls)
+        if rates is None:
+            return time.monotonic() < self.budget.target
+        cost = REWRITE_REQUEST * rates.per_prompt_token + TYPICAL_REASON * rates.per_token
+        return time.monotonic() + cost <= self.budget.target
+
+    def free_answers(self, quotes: list[str], suspects: list[Suspect]) -> None:
+        """Ask for the final answer, naming any line of QUOTES, and try its fix on the crashed
+        program, in a probe; while time and MAX_ANSWERS allow, ask again (see `next_request`).
+        The best answer stands (`rank`)."""
         tried: set[tuple[str, int]] = set()  # (file, line) of each answer's fix and each suspect asked for
         outcome = ""  # how the last fix that ran ended, for the next request
         trials: dict[tuple, FixTrial] = {}  # each fix tried, so the same one given again is not run again
         why_chars = ROOT_CAUSE_CHARS
+        self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
         for attempt in range(MAX_ANSWERS):
             started = time.monotonic()
             try:
-                if attempt == 0 and len(options) > 1:
-                    text, reply, made = self.pick_and_rewrite(options)
-                else:
-                    if attempt == 0:
-                        self.messages.append({"role": "user", "content": "Give the final answer as JSON now."})
-                    completion = self.ask("answer", answer_grammar(quotes, why_chars),
-                                          answer_max_chars(quotes, why_chars), self.budget.deadline, seed=attempt)
-                    text, reply, made = completion.text, completion.text, completion.completion_tokens
+                completion = self.ask("answer", answer_grammar(quotes, why_chars),
+                                      answer_max_chars(quotes, why_chars), self.budget.deadline, seed=attempt)
             except EngineError:
                 if attempt == 0:
                     raise
                 return  # a later answer ran out of time: the answers so far stand
+            text, made = completion.text, completion.completion_tokens
             diagnosis = make_diagnosis(text, self.seen.lines, self.dossier)
             problem = unreadable(diagnosis, self.dossier) if diagnosis is not None else None
             if diagnosis is not None and not problem and diagnosis.fix is not None and diagnosis.fix.usable:
                 self.try_fix(diagnosis, trials)
+                self.findings.candidates.append(model_candidate(diagnosis))
                 outcome = f"it {diagnosis.fix.trial.result}: {diagnosis.fix.trial.detail}"
             if rank(diagnosis, problem) > rank(self.findings.diagnosis, self.findings.problem):
                 self.findings.diagnosis, self.findings.problem = diagnosis, problem
@@ -349,11 +443,11 @@ class Investigation:
             if request is None or time.monotonic() + (time.monotonic() - started) > self.budget.target \
                     or self.findings.tokens.generated + made > self.budget.planned:
                 return
-            text, lines = request
+            asked, lines = request
             tried.update((self.seen.lines[q].file, self.seen.lines[q].line) for q in lines)
             quotes = lines or self.answerable()
             why_chars = SUSPECT_ROOT_CAUSE_CHARS if lines else ROOT_CAUSE_CHARS
-            self.messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": text}]
+            self.messages += [{"role": "assistant", "content": text}, {"role": "user", "content": asked}]
 
     def options(self, quotes: list[str], suspects: list[Suspect]) -> list[str]:
         """The lines the first answer chooses among, likeliest first: the suspects' lines (the
@@ -364,36 +458,6 @@ class Investigation:
         crashed = [q for q, line in self.seen.lines.items() if (line.file, line.line) == (crash.file, crash.line)]
         picked = list(dict.fromkeys(q for suspect in suspects for q in suspect.lines if q in allowed and q not in crashed))
         return picked[:MAX_OPTIONS - 1] + [q for q in crashed[:1] if q in allowed]
-
-    def pick_and_rewrite(self, options: list[str]) -> tuple[str, str, int]:
-        """Ask which of OPTIONS is wrong and why, then for that line's corrected code. Returns the
-        answer as the answer grammar gives it, the model's last reply, and the tokens it made."""
-        labels = [chr(ord("A") + i) for i in range(len(options))]
-        crash = self.dossier.crash_site
-        listed = [f"{label}) {quote}" + ("   (the line that crashed)" if (self.seen.lines[quote].file,
-                                                                            self.seen.lines[quote].line)
-                                         == (crash.file, crash.line) else "")
-                  for label, quote in zip(labels, options)]
-        self.messages.append({"role": "user", "content": "The wrong code is most likely one of these lines, which made "
-                              "the values that failed:\n" + "\n".join(listed) + "\nWhich line is wrong? Answer in JSON: "
-                              "root_cause (one or two sentences: what is wrong in that line's code, and why it makes "
-                              "the crash), then line (its letter)."})
-        choice = self.ask("line", choice_grammar(labels, key="line"), choice_max_chars(labels), self.budget.deadline)
-        try:
-            picked = json.loads(choice.text)
-            quote, why = options[labels.index(picked["line"])], picked["root_cause"]
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):  # cut short: the likeliest line, no reason
-            quote, why = options[0], ""
-        self.messages += [{"role": "assistant", "content": choice.text},
-                          {"role": "user", "content": f"Give the corrected code of {quote} as JSON: new_code, the "
-                           "Python code that replaces that line, with its indentation; null if the line is right."}]
-        rewrite = self.ask("answer", new_code_grammar(), NEW_CODE_MAX_CHARS, self.budget.deadline)
-        try:
-            new_code = json.loads(rewrite.text)["new_code"]
-        except (json.JSONDecodeError, KeyError, TypeError):
-            new_code = None
-        answer = json.dumps({"root_cause": why, "first_line": quote, "last_line": quote, "new_code": new_code})
-        return answer, rewrite.text, choice.completion_tokens + rewrite.completion_tokens
 
     def answerable(self) -> list[str]:
         """The shown lines an answer may name: for a failing assert, not the test that runs it,
@@ -414,7 +478,7 @@ class Investigation:
         quotes = {(line.file, line.line): quote for quote, line in self.seen.lines.items()}
         replayed = {(replay.function, replay.file): replay for replay in self.dossier.replays}
         suspects, grouped = [], set()
-        for origin in sorted(self.dossier.origins, key=lambda o: (SUSPECT_KINDS.get(o.kind, 2), o.depth)):
+        for origin in likeliest_first(self.dossier.origins):
             replay = replayed.get((origin.via.removesuffix("()").rsplit(".", 1)[-1], origin.file))
             if origin.kind == "return" and replay is not None:
                 if replay.call not in grouped:
@@ -463,10 +527,43 @@ def candidate_diagnosis(candidate: Candidate, root_cause: str) -> Diagnosis:
                      source_window(candidate.file, fix.first, fix.last))
 
 
-def plain_root_cause(candidate: Candidate) -> str:
-    was = " ".join(candidate.code.split()) or "(nothing)"
-    now = " ".join(candidate.replacement.split()) or "nothing"
-    return f"{candidate.display_file}:{candidate.first}: `{was}` is wrong: with `{now}` instead, the failing test runs to its end."
+def readable(root_cause: str, dossier: Dossier) -> bool:
+    """Whether ROOT_CAUSE says in words what is wrong: not empty, not junk, not the error message again."""
+    return bool(root_cause) and not junk(root_cause, code=False) and echo(root_cause, dossier) is None
+
+
+def model_candidate(diagnosis: Diagnosis) -> Candidate:
+    """DIAGNOSIS's fix, tried in a probe, as a candidate of the report."""
+    fix = diagnosis.fix
+    lines = source_lines(diagnosis.file)
+    code = "".join(lines[n - 1] + "\n" for n in range(fix.first, fix.last + 1) if n <= len(lines))
+    return Candidate(diagnosis.file, diagnosis.display_file, fix.first, fix.last, code, fix.replacement, "model",
+                     fix.trial)
+
+
+def plain_reason(diagnosis: Diagnosis) -> str:
+    """Why DIAGNOSIS's line is wrong, said from what its fix changed and how that ran, no model."""
+    lines = source_lines(diagnosis.file)
+    was = " ".join(" ".join(lines[n - 1].split()) for n in range(diagnosis.line, diagnosis.line_end + 1)
+                   if n <= len(lines)) or "(nothing)"
+    where = f"{diagnosis.display_file}:{diagnosis.line}: `{was}`"
+    fix = diagnosis.fix
+    if fix is None or not fix.usable:
+        return f"{where} made a value the failing line used and is most likely wrong."
+    now = " ".join(fix.replacement.split()) or "nothing"
+    if fix.trial is not None and fix.trial.passes:
+        return f"{where} is wrong: {fix.trial.detail.replace('with this fix ', f'with `{now}` instead, ', 1)}."
+    ran = f", and with it the crashed program {ran_text(fix.trial)}" if fix.trial is not None else ""
+    return f"{where} is most likely wrong; `{now}` instead was tried{ran}."
+
+
+def ran_text(trial: FixTrial) -> str:
+    """How a fix's run ended, to follow "the crashed program"."""
+    if trial.passes:
+        return "ran to its end"
+    if trial.result == "not run":
+        return f"was not run ({trial.detail})"
+    return f"{trial.result}: {trial.detail}" if trial.result != "hangs" else "hangs"
 
 
 def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:

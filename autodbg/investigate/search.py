@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.fix.mutate import Mutant, mutants
-from autodbg.investigate.answer import hiding, specification_lines
+from autodbg.investigate.answer import hiding, likeliest_first, specification_lines
 from autodbg.probe.session import ProbedSession
 from autodbg.records import Candidate, Dossier, Search
 
@@ -26,7 +26,6 @@ CANDIDATE_SECONDS = 1.0  # one changed program's run: tests run in milliseconds;
 MAX_PASSING = 3  # changes that pass, offered to the model
 MORE_AFTER_PASSING = 30  # changes tried after the first that passes, looking for others to offer
 LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried after every line's other changes
-ORIGIN_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "for": 3}
 
 
 @dataclass(frozen=True)
@@ -45,8 +44,7 @@ def search_places(dossier: Dossier) -> list[Place]:
     (replayed; the last to run first), then the lines that made the failing line's values; not
     the test itself."""
     places = [Place(replay.file, line) for replay in dossier.replays for line in replay.lines]
-    origins = sorted(dossier.origins, key=lambda o: (ORIGIN_KINDS.get(o.kind, 2), o.depth))
-    places += [Place(o.file, o.line) for o in origins]
+    places += [Place(o.file, o.line) for o in likeliest_first(dossier.origins)]
     spec = specification_lines(dossier)
     return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec]
 
