@@ -37,8 +37,8 @@ MAX_REPLAYS = 2  # calls of the crash line replayed for the evidence
 REPLAY_CHARS = 700  # of one replay's history: about 250 tokens the model reads
 MAX_ORIGINS = 10  # lines the values came from: on the dev corpus, 10 name as many root causes as 20
 # Origins that tell nothing a reader (or a model) could act on: an import, a `def` or `class` line,
-# a parameter (its caller's argument is what tells), a name the function binds elsewhere.
-UNTOLD_ORIGINS = frozenset({"import", "def", "class", "param", "binding", "with"})
+# a parameter (its caller's argument is what tells), a `with` target.
+UNTOLD_ORIGINS = frozenset({"import", "def", "class", "param", "with"})
 
 
 def build_dossier(session: Session) -> Dossier:

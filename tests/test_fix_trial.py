@@ -187,3 +187,29 @@ def test_an_assertion_crash_passes_only_when_the_failing_assertion_runs_again_an
     ran = trial(tmp_path, {"prog.py": BELOW_ZERO}, unchecked)
     assert ran == {"result": "not run", "detail": "with the fix, the code that holds the failing assertion no longer "
                                                   "runs to its end, so nothing checked the fix"}
+
+
+def test_a_crash_passes_only_when_the_line_that_crashed_runs_again(tmp_path):
+    """A fix that stops the crashing line from running (the call that led there replaced by a `def`,
+    as a small model wrote one) checked nothing; one that moves it down still runs it."""
+    call = {"first": 23, "last": 23, "new": "def occupancy(bookings, first, last):\n    return []\n"}
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, call)
+    assert ran == {"result": "not run", "detail": "with the fix, the line that crashed no longer runs, so nothing "
+                                                  "checked the fix"}
+    longer = {"first": 7, "last": 7, "new": "    days = (last - first).days + 1\n"
+                                            "    return [first + timedelta(days=offset) for offset in range(days)]\n"}
+    assert trial(tmp_path, {"prog.py": CALENDAR}, longer)["result"] == "passes"
+
+
+def test_a_fix_may_avoid_a_raise_that_crashed(tmp_path):
+    source = '''\
+        def check(rate):
+            if rate > 1:
+                raise ValueError(f"rate {rate} is over 1")
+            return rate
+
+
+        print(check(50 / 10))
+        '''
+    ran = trial(tmp_path, {"prog.py": source}, {"first": 7, "last": 7, "new": "print(check(50 / 100))\n"})
+    assert ran["result"] == "passes"

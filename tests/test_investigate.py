@@ -350,7 +350,7 @@ def test_real_tiny_model_end_to_end(tmp_path, probe, mode):
     plain = run_crash(tmp_path, AUTODBG="0")
     report = tmp_path / "report.json"
     run = run_crash(tmp_path, AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(report),
-                    AUTODBG_PROBE=probe)
+                    AUTODBG_PROBE=probe, AUTODBG_TIMEOUT="120")  # 120: the plan has room for commands
     assert run.returncode == plain.returncode == 1
     assert run.stderr.startswith(plain.stderr)  # the user's traceback first, unchanged
     assert "autodbg · evidence" in run.stderr
@@ -364,7 +364,7 @@ def test_real_tiny_model_end_to_end(tmp_path, probe, mode):
     timings = result["timings"]
     assert {"worker_start", "evidence", "model_load", "total"} <= set(timings)
     calls = result["model_calls"]
-    assert calls and {c["purpose"] for c in calls} <= {"step", "line", "answer", "choice"}
+    assert calls and {c["purpose"] for c in calls} <= {"step", "answer", "choice", "why"}
     assert all(c["generated"] > 0 and c["grammar_bytes"] > 0 for c in calls)
     assert sum(c["generated"] for c in calls) == result["tokens"]["generated"]
     assert result["tokens"]["generated"] > 0 and result["tokens"]["prompt_tokens_reused"] > 0

@@ -103,7 +103,7 @@ def test_a_thread_crash_gets_the_whole_investigation(tmp_path):
     assert run.stderr.startswith("Exception in thread worker:")
     result = json.loads(report.read_text())
     assert result["thread"] == "worker" and result["model"]["id"] == "smollm2-135m"
-    assert result["timings"]["model_load"] > 0 and (result["transcript"] or result["fallback_reason"])
+    assert result["timings"]["model_load"] > 0 and (result["model_calls"] or result["fallback_reason"])
 
 
 LOGGED_AT_TOP = '''\

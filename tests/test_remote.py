@@ -396,7 +396,9 @@ def test_a_crash_is_investigated_by_the_server_and_nothing_secret_is_sent(server
     context = {"AUTODBG_REMOTE_CONTEXT": str(SERVED_CONTEXT)} if server.flavour == "llama_cpp.server" else {}
     run = crash_with(server.base_url, crash_script, report, AUTODBG_VERBOSE="1", SCORES_TOKEN="tok-9f8e7d", **context)
     assert run.returncode == 1
-    assert run.stderr.startswith("Traceback (most recent call last):") and run.stderr.count("Traceback") == 1
+    assert run.stderr.startswith("Traceback (most recent call last):")
+    # once: the verbose log of what was sent may quote the model saying "Traceback" (the tiny one does)
+    assert sum("Traceback" in line for line in run.stderr.splitlines() if not line.startswith("autodbg: ")) == 1
     result = json.loads(report.read_text())
     assert result["model"] == {"id": MODEL, "path": server.base_url, "sha256": None}
     assert result["tokens"]["generated"] > 0, result["fallback_reason"]  # the server's model wrote this

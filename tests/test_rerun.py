@@ -174,7 +174,7 @@ def test_real_tiny_model_in_run_mode(tmp_path):
     report = tmp_path / "r.json"
     run = run_py(["-m", "autodbg", "run", "prog.py"], cwd=tmp_path, input=INPUT, timeout=300,
                  env=clean_env(AUTODBG_MODEL="smollm2-135m", AUTODBG_REPORT=str(report),
-                               XDG_CACHE_HOME=str(tmp_path / "cache")))
+                               XDG_CACHE_HOME=str(tmp_path / "cache"), AUTODBG_TIMEOUT="120"))  # room for commands
     assert run.returncode == 1
     result = json.loads(report.read_text())
     assert result["transcript"] and all(t["valid"] for t in result["transcript"])

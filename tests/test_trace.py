@@ -215,7 +215,7 @@ def test_the_investigation_offers_a_call_until_it_was_traced(prog):
     assert s.execute("frame 1").ok  # main: `return pick(parse("1,2"))`, not replayed for the evidence
     model = ScriptedStandInModel(["Thought: what parse made\nCommand: trace parse('1,2')", "Thought: so\nCommand: done",
                                   *["null"] * MAX_OPTIONS])
-    found = investigate(s, s.dossier(), model, Budget(deadline=time.monotonic() + 60))
+    found = investigate(s, s.dossier(), model, Budget(deadline=time.monotonic() + 60, planned=10_000))  # the script decides
     assert 'cmd-trace ::= "trace" " " ("parse(\'1,2\')")' in model.calls[0]["grammar"]
     assert "cmd-trace" not in model.calls[1]["grammar"]  # its history is known now
     assert found.transcript[0].output.endswith("⇒ returned [1, 2]") and found.transcript[0].ended == "ok"

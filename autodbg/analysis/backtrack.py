@@ -4,9 +4,10 @@ Static, on source text only. For what the failing statement reads (and, for a li
 `if`, what its test read): each name's reaching definitions; for a parameter, the argument at
 the caller's call site (the next frame out) and what that argument reads; for the result of a
 call of a function defined in the program's files, that function's return lines; for an
-attribute, where the program's classes set it. Then, up to MAX_DEPTH values further back, the
-same for what each definition and return line read. Passing a value along (a parameter, a
-return) costs no depth; computing it from other values does.
+attribute, where the program's classes set it; for a definition, the tests of the `if`s around
+it. Then, up to MAX_DEPTH values further back, the same for what each definition and return
+line read. Passing a value along (a parameter, `x = f(...)`, `return y`) costs no depth;
+computing it from other values does.
 """
 
 from __future__ import annotations
@@ -122,8 +123,23 @@ class _Backtrack:
         self._add(item.file, origin, item.depth, name)
         if origin.kind == "param":
             self._follow_parameter(item, name)
-        elif origin.kind not in ("unbound", "deleted", "import", "def", "class") and item.depth < self.max_depth:
-            self.queue.append(_Reads(item.site, item.file, item.function_line, origin.line, item.depth + 1))
+        elif origin.kind not in ("unbound", "deleted", "import", "def", "class"):
+            depth = item.depth if self._passes_along(item.file, origin.line) else item.depth + 1
+            if depth <= self.max_depth:
+                self.queue.append(_Reads(item.site, item.file, item.function_line, origin.line, depth))
+                self._follow_guards(item, name, origin.line)
+
+    def _follow_guards(self, item: _Reads, name: str, line: int) -> None:
+        """The tests of the `if`s and `while`s around a definition at LINE, which decide whether it
+        ran (`if item.price < min_price: prices.append(...)`), and what they read."""
+        source = self.sources[item.file]
+        function = self._function(item.file, item.function_line)
+        lines = source.splitlines()
+        for test in provenance.guard_tests(source, line):
+            if (function is None or function.holds(test)) and 0 < test <= len(lines):
+                code = cut(" ".join(lines[test - 1].split()), provenance.MAX_CODE)
+                self._add(item.file, Origin(name, test, test, code, "guard"), item.depth + 1, name)
+                self.queue.append(_Reads(item.site, item.file, item.function_line, test, item.depth + 1))
 
     def _follow_parameter(self, item: _Reads, name: str) -> None:
         """Into the caller: its call site, and what the argument expression there reads."""
@@ -152,8 +168,9 @@ class _Backtrack:
         for file, function in candidates[:MAX_CALLEES]:
             for line, end_line, code in provenance.return_lines(self.sources[file], function.line):
                 self._add(file, Origin(callee, line, end_line, code, "return"), item.depth, callee + "()")
-                if item.depth < self.max_depth:
-                    self.queue.append(_Reads(None, file, function.line, line, item.depth + 1))
+                depth = item.depth if self._passes_along(file, line) else item.depth + 1
+                if depth <= self.max_depth:
+                    self.queue.append(_Reads(None, file, function.line, line, depth))
 
     def _follow_attribute(self, item: _Reads, attribute: str) -> None:
         """Where the program sets the attribute, and what those lines (and the tests of the
@@ -169,6 +186,13 @@ class _Backtrack:
                 for line in [origin.line, *provenance.guard_tests(source, origin.line)]:
                     if not holding or holding[-1].holds(line):
                         self.queue.append(_Reads(None, file, function_line, line, item.depth + 1))
+
+    def _passes_along(self, file: str, line: int) -> bool:
+        """Whether LINE of FILE passes a value along: a name, or what one of the program's own
+        functions returned (a built-in's result, `len(x)`, is computed)."""
+        value = provenance.passed_value(self.sources[file], line)
+        return value == "" or value is not None and any(
+            f.name == value.rsplit(".", 1)[-1] for fs in self.functions.values() for f in fs)
 
     def _function(self, file: str, function_line: int | None) -> Function | None:
         return next((f for f in self.functions.get(file, []) if f.line == function_line), None)

@@ -238,6 +238,23 @@ def discarded_values(source: str, function_line: int | None, names: list[str]) -
     return sorted(found, key=lambda o: o.line)
 
 
+def passed_value(source: str, line: int) -> str | None:
+    """What the statement at LINE passes along, computing nothing itself: "" for a name (`x = y`,
+    `return y`), the callee for a call's result (`x = f(...)`, `return f(...)`); None when it
+    computes its value, or is no such statement."""
+    tree = _parse(source)
+    statement = tree and _statement_at(tree, line)
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        value = statement.value
+    elif isinstance(statement, ast.Return):
+        value = statement.value
+    else:
+        return None
+    if isinstance(value, ast.Name):
+        return ""
+    return ast.unparse(value.func) if isinstance(value, ast.Call) else None
+
+
 def statement_text(source: str, line: int) -> str | None:
     """The source of the statement at LINE (a compound statement's header), for
     argument_expression at a call site."""
@@ -268,12 +285,13 @@ def function_line(source: str, line: int, name: str) -> int | None:
 
 
 def guard_tests(source: str, line: int) -> list[int]:
-    """The lines of the `if`/`elif`/`while` tests whose body holds LINE, innermost first: for a
-    `raise` (or any failing line) the condition that led there."""
+    """The lines of the `if`/`elif`/`while` tests whose body (or `else`) holds LINE, innermost
+    first: for a `raise` (or any failing line) the condition that led there."""
     tree = _parse(source)
     found = []
     for node in ast.walk(tree) if tree else ():
-        if isinstance(node, (ast.If, ast.While)) and node.body[0].lineno <= line <= node.body[-1].end_lineno:
+        if isinstance(node, (ast.If, ast.While)) and any(
+                block and block[0].lineno <= line <= block[-1].end_lineno for block in (node.body, node.orelse)):
             found.append(node.lineno)
     return sorted(found, reverse=True)
 

@@ -15,7 +15,7 @@ import os
 import sys
 import types
 
-from autodbg.debugger.core import Inspector, display_path, is_user_file
+from autodbg.debugger.core import Inspector, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import safe_repr
 from autodbg.fix.lines import python_lines, replace_lines
 from autodbg.probe import sandbox
@@ -23,10 +23,12 @@ from autodbg.probe.fork import refusal_in_chain
 from autodbg.records import FixTrial
 
 DETAIL_CHARS = 200
-# Why a fix was not run that concern that fix alone: another fix may well run.
+VALUE_CHARS = 60  # of each value in the fixed function's first call
+# Why a fix was "not run" that concern that fix alone (another fix may well run).
 NOT_REACHED = "running it again did not reach the fixed lines"
 NOT_CHECKED = "with the fix, the code that holds the failing assertion no longer runs to its end, so nothing checked the fix"
-VALUE_CHARS = 60  # of each value in the fixed function's first call
+NOT_RAN_AGAIN = "with the fix, the line that crashed no longer runs, so nothing checked the fix"
+FIX_NOT_RUN = (NOT_REACHED, NOT_CHECKED, NOT_RAN_AGAIN)
 
 
 class NotRunnable(Exception):
@@ -55,7 +57,7 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         raise NotRunnable(f"cannot read {display_path(file)}: {exc}") from None
     span = (first, first + max(len(python_lines(replacement)), 1) - 1)
     watch = FixedCodeWatch(file, span)
-    check = _assertion_watch(debugger, file, (first, last), span) if exception_type == "AssertionError" else None
+    check = _check_watch(debugger, file, (first, last), span, exception_type)
     if outer.frame.f_code.co_name == "<module>":
         run = _module_run(outer.frame, file, patched, span)
     else:
@@ -76,11 +78,11 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         sys.settrace(None)
     if not watch.reached:
         return FixTrial("not run", NOT_REACHED)
-    if check is not None and not check.finished:
-        return FixTrial("not run", NOT_CHECKED)
+    if check is not None and not check.satisfied:
+        return FixTrial("not run", check.missing)
     if len(sandbox.refusals) > refused_before:  # the program caught a refusal and went on: not how it runs
         return FixTrial("not run", f"it ran on past something the sandbox refused: {sandbox.refusals[refused_before]}")
-    if check is not None:
+    if isinstance(check, FinishWatch):
         return FixTrial("passes", "with this fix the failing assertion holds, and the code that holds it runs to its end")
     return FixTrial("passes", "with this fix the crashed program now runs to the end without an exception")
 
@@ -215,20 +217,28 @@ def _module_globals(file: str, debugger: Inspector | None) -> dict:
     raise NotRunnable(f"{display_path(file)} is not a module the program loaded")
 
 
-def _assertion_watch(debugger: Inspector, file: str, replaced: tuple[int, int],
-                     span: tuple[int, int]) -> "FinishWatch | None":
-    """A watch on the code that holds the failing assert (the crash's innermost program line, where
-    it is after the fix): a fix that stops it running (deletes the test's call) passes nothing."""
+def _check_watch(debugger: Inspector, file: str, replaced: tuple[int, int], span: tuple[int, int],
+                 exception_type: str) -> "FinishWatch | LineWatch | None":
+    """What must run again for `passes` to mean anything, at the crash's innermost program line
+    (where it is after the fix): for a failing assert, the code that holds it, to its end (a fix
+    that stops it running -- deletes the test's call -- passes nothing); for another exception, the
+    line that crashed (a fix that stops it running -- replaces the call that led there with a
+    `def` -- checked nothing), but for a `raise`, which a fix rightly avoids."""
     crash = next((entry for entry in reversed(debugger.stack) if entry.is_user), None)
     if crash is None:
         return None
     line = crash.lineno
     if _same_file(crash.filename, file) and line > replaced[1]:
         line += (span[1] - span[0]) - (replaced[1] - replaced[0])
-    return FinishWatch(crash.filename, line)
+    if exception_type == "AssertionError":
+        return FinishWatch(crash.filename, line)
+    code = source_lines(crash.filename)
+    if 0 < crash.lineno <= len(code) and code[crash.lineno - 1].lstrip().startswith("raise"):
+        return None
+    return LineWatch(crash.filename, line)
 
 
-def _both(fixed: "FixedCodeWatch", check: "FinishWatch"):
+def _both(fixed: "FixedCodeWatch", check: _CodeWatch):
     """One trace function for both watches (there is one per thread)."""
     fixed.alone = False  # its untracing would blind the other watch
 
@@ -245,17 +255,18 @@ def _both(fixed: "FixedCodeWatch", check: "FinishWatch"):
     return on_call
 
 
-class FinishWatch:
-    """Whether a code object holding FILE:LINE returned, at least once (an exception leaving it
-    ends the trial as a failure, so a return seen here is a normal one)."""
+class _CodeWatch:
+    """Watches the code objects that hold FILE:LINE; SATISFIED once what it waits for happened."""
+
+    missing = ""  # why a trial is "not run" when it never happened
 
     def __init__(self, file: str, line: int) -> None:
         self.file, self.line = file, line
-        self.finished = False
+        self.satisfied = False
         self.checked: dict[types.CodeType, bool] = {}
 
     def on_call(self, frame: types.FrameType, event: str, arg):
-        if self.finished or event != "call":
+        if self.satisfied or event != "call":
             return None
         code = frame.f_code
         holds = self.checked.get(code)
@@ -265,8 +276,30 @@ class FinishWatch:
         return self.on_event if holds else None
 
     def on_event(self, frame: types.FrameType, event: str, arg):
+        raise NotImplementedError
+
+
+class FinishWatch(_CodeWatch):
+    """Whether a code object holding FILE:LINE returned, at least once (an exception leaving it
+    ends the trial as a failure, so a return seen here is a normal one)."""
+
+    missing = NOT_CHECKED
+
+    def on_event(self, frame: types.FrameType, event: str, arg):
         if event == "return":  # an exception leaving it ends the trial as a failure before this is asked
-            self.finished = True
+            self.satisfied = True
+        return self.on_event
+
+
+class LineWatch(_CodeWatch):
+    """Whether FILE:LINE ran, at least once."""
+
+    missing = NOT_RAN_AGAIN
+
+    def on_event(self, frame: types.FrameType, event: str, arg):
+        if event == "line" and frame.f_lineno == self.line:
+            self.satisfied = True
+            return None  # seen: no more line events in this frame
         return self.on_event
 
 

@@ -16,10 +16,12 @@ from autodbg.records import Diagnosis, Dossier, SourceWindow, ValueOrigin
 
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
 # names are among the first three this way, 10 by depth alone): a `return` of a function that
-# already returned, then a changed attribute or an unbound name, then assignments, then a caller's
-# call that passed a failing parameter (its arguments may be wrong; changing its data rarely is
-# right), loop targets last.
-SUSPECT_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "discarded": 1, "argument": 3, "for": 4}
+# already returned, then a changed attribute or an unbound name and the binding that made it local
+# (an UnboundLocalError's cause) or the test of an `if` that decided whether a definition ran, then
+# assignments, then a caller's call that passed a failing parameter (its arguments may be wrong;
+# changing its data rarely is right), loop targets last.
+SUSPECT_KINDS = {"return": 0, "attribute": 1, "mutate": 1, "unbound": 1, "binding": 1, "discarded": 1, "guard": 1,
+                 "argument": 3, "for": 4}
 
 
 def likeliest_first(origins: list[ValueOrigin]) -> list[ValueOrigin]:

@@ -18,7 +18,7 @@ from autodbg.debugger.grammar import (
     step_grammar,
 )
 from autodbg.fix.check import check_fix
-from autodbg.fix.trial import NOT_CHECKED, NOT_REACHED
+from autodbg.fix.trial import FIX_NOT_RUN
 from autodbg.investigate.answer import (
     echo, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
 )
@@ -30,10 +30,12 @@ from autodbg.records import Candidate, Diagnosis, Dossier, FixTrial, ModelCall, 
 from autodbg.settings import DEFAULT_TIMEOUT, DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
-# The model work a crash plans for at the default AUTODBG_TIMEOUT: about a command or two and an
-# answer, or a command and two short answers. The same work for every model (the 0.5b does it in
-# about half the 1.5b's time); a longer timeout plans proportionally more (`planned_tokens`).
-PLANNED_TOKENS = 200
+# The model work a crash plans for at the default AUTODBG_TIMEOUT: the corrected code of five or
+# six lines and a reason for the one that passed, and no command, which left the dev corpus's
+# results as they were (1.5b one-shot 15/7 root-cause lines/fixes, with commands 14/7) and cost the
+# 0.5b 3-5 s a crash. The same work for every model (the 0.5b does it in about half the 1.5b's time);
+# a longer timeout plans proportionally more (`planned_tokens`), commands included.
+PLANNED_TOKENS = 150
 # Where no lines are likelier than others (no options): the first free answer, then (time allowing)
 # its line again with the values it ran with, or a suspect line. Each answer is ~5 s with the 1.5b; a third found nothing more on the dev corpus, twice, and
 # moved its median from 20.4 s to 26.5 s, then (with the evidence's replays) to 27.1 s.
@@ -360,7 +362,7 @@ class Investigation:
                 self.try_fix(diagnosis, trials)
                 self.findings.candidates.append(model_candidate(diagnosis))
                 trial = fix.trial
-                if trial.passes or (trial.result == "not run" and trial.detail not in (NOT_REACHED, NOT_CHECKED)):
+                if trial.passes or (trial.result == "not run" and trial.detail not in FIX_NOT_RUN):
                     break  # it works; or the program cannot run again here, so no other fix could be judged
                 said = f"I ran the program again with that fix, in a sandbox: it {trial.result}: {trial.detail}.\n"
         passing = [q for q, d in answers.items() if d.fix is not None and d.fix.trial is not None and d.fix.trial.passes]
