@@ -70,7 +70,7 @@ def bench_command(args) -> int:
     print_results(records, totals, args.model)
     if args.json_out:
         args.json_out.write_text(json.dumps({"machine": machine(), "model": args.model, "turns": args.turns,
-                                             "mode": args.mode,
+                                             "timeout": args.timeout, "mode": args.mode,
                                              "records": records,
                                              "totals": totals}, indent=2))
     return 0

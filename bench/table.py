@@ -10,7 +10,8 @@ def label(data: dict) -> str:
     if data["model"] == "none":
         return "evidence only"
     mode = "one-shot" if data.get("turns") == 0 else ("session + re-runs" if data.get("mode") == "run" else "session")
-    return f"{Path(data['model']).name} {mode}"
+    budget = data.get("timeout", 60.0)
+    return f"{Path(data['model']).name} {mode}" + (f" ({budget:g} s budget)" if budget != 60.0 else "")
 
 
 def share(hits: int, n: int) -> str:
