@@ -379,3 +379,29 @@ def test_the_dossier_says_where_the_failing_values_came_from(tmp_path, monkeypat
     assert all(o.file == prog.__file__ and o.display_file == "origins_prog.py" for o in dossier.origins)
     crash_line = line_of(prog, "return sum(values) / len(values)")
     assert crash_line not in {o.line for o in dossier.origins}  # the frames show their own lines already
+
+
+UNBOUND = '''
+currency = "EUR"
+
+
+def summary(sales):
+    print(currency)
+    for currency, amount in sales:
+        print(currency)
+
+
+def run():
+    try:
+        summary([("USD", 3)])
+    except UnboundLocalError as exc:
+        return exc
+'''
+
+
+def test_an_unbound_local_shows_the_binding_that_made_it_local(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    prog = load_program(tmp_path, UNBOUND, "unbound_prog")
+    dossier = build_dossier(Session(PostMortem(prog.run())))
+    binding = line_of(prog, "for currency, amount in sales:")
+    assert ("currency", "binding", binding) in {(o.via, o.kind, o.line) for o in dossier.origins}

@@ -213,3 +213,18 @@ def test_a_fix_may_avoid_a_raise_that_crashed(tmp_path):
         '''
     ran = trial(tmp_path, {"prog.py": source}, {"first": 7, "last": 7, "new": "print(check(50 / 100))\n"})
     assert ran["result"] == "passes"
+
+
+def test_a_fix_that_stops_a_raised_line_from_running_is_not_run(tmp_path):
+    """`raised = ...` is no `raise`: a fix that stops it running checked nothing."""
+    source = '''\
+        def share(n):
+            raised = 10 / n
+            return raised
+
+
+        print(share(0))
+        '''
+    ran = trial(tmp_path, {"prog.py": source}, {"first": 6, "last": 6, "new": "print(0)\n"})
+    assert ran == {"result": "not run", "detail": "with the fix, the line that crashed no longer runs, so nothing "
+                                                  "checked the fix"}

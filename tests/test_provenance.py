@@ -332,3 +332,38 @@ def test_unparsable_source_or_a_missing_function_gives_nothing_rather_than_an_er
     assert return_lines("x = 1\n", 1) == []
     assert argument_expression("not python (", "f", "a", 0) is None
     assert backtrack([site("x = 1\n", "/nowhere.py", 1, "<module>")], {}) == []
+
+
+def test_backtrack_names_the_if_that_kept_a_value_out_and_passing_a_result_along_costs_no_depth(tmp_path):
+    """The root cause is the filter's test (line 6): the crash line reads `prices`, which the call
+    passed along from `return prices`, which passed along what the `append` under the test made;
+    `count = len(prices)` computes its value."""
+    leads, folder = crash_leads(tmp_path, {
+        "shop.py": """
+            def in_stock_prices(items, min_price):
+                prices = []
+                for price, stock in items:
+                    if stock == 0:
+                        continue
+                    elif price < min_price:
+                        prices.append(price)
+                return prices
+
+            def average_price(items):
+                prices = in_stock_prices(items, 10.0)
+                count = len(prices)
+                return sum(prices) / count
+
+            average_price([(12.0, 3), (25.0, 1)])
+        """}, "shop.py")
+    found = {(lead.origin.line, lead.origin.kind): lead for lead in leads}
+    assert found[(7, "mutate")].depth == 0  # prices.append(price): passed along twice, at no depth
+    guard = found[(6, "guard")]  # the elif around it, the root cause
+    assert guard.depth == 1 and guard.origin.code == "elif price < min_price:" and guard.via == "prices"
+    assert found[(4, "guard")].origin.code == "if stock == 0:"  # its `else` holds the elif
+    from autodbg.analysis.provenance import guard_tests, passed_value
+    source = (folder / "shop.py").read_text()
+    assert guard_tests(source, 7) == [6, 4]
+    assert passed_value(source, 11) == "in_stock_prices" and passed_value(source, 8) == ""
+    assert passed_value(source, 12) == "len"  # not the program's function: backtrack counts it computed
+    assert passed_value(source, 13) is None

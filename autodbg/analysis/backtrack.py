@@ -80,6 +80,11 @@ def backtrack(sites: list[Site], sources: dict[str, str], *, max_depth: int = 2,
     return _Backtrack(sites, sources, max_depth, max_leads).run()
 
 
+def _one_line(statement: str) -> str:
+    """STATEMENT's text on one line, as an origin shows it."""
+    return cut(" ".join(statement.split()), provenance.MAX_CODE)
+
+
 class _Backtrack:
     def __init__(self, sites: list[Site], sources: dict[str, str], max_depth: int, max_leads: int):
         self.sites = sites
@@ -87,6 +92,7 @@ class _Backtrack:
         self.max_depth = max_depth
         self.max_leads = max_leads
         self.functions = {file: provenance.functions(text) for file, text in sources.items()}
+        self.function_names = {f.name for functions in self.functions.values() for f in functions}
         self.leads: dict[tuple, Lead] = {}
         self.queue: deque[_Reads] = deque()
         self.done: set[tuple] = set()
@@ -134,10 +140,9 @@ class _Backtrack:
         ran (`if item.price < min_price: prices.append(...)`), and what they read."""
         source = self.sources[item.file]
         function = self._function(item.file, item.function_line)
-        lines = source.splitlines()
         for test in provenance.guard_tests(source, line):
-            if (function is None or function.holds(test)) and 0 < test <= len(lines):
-                code = cut(" ".join(lines[test - 1].split()), provenance.MAX_CODE)
+            if function is None or function.holds(test):
+                code = _one_line(provenance.statement_text(source, test) or "")
                 self._add(item.file, Origin(name, test, test, code, "guard"), item.depth + 1, name)
                 self.queue.append(_Reads(item.site, item.file, item.function_line, test, item.depth + 1))
 
@@ -154,7 +159,7 @@ class _Backtrack:
             return
         index = function.params.index(name)
         argument = provenance.argument_expression(statement, function.name, name, index, method=function.is_method)
-        code = cut(" ".join(statement.split()), provenance.MAX_CODE)
+        code = _one_line(statement)
         self._add(caller.file, Origin(name, caller.line, caller.line, code, "argument"), item.depth, name)
         if argument is not None:
             self.queue.appendleft(_Reads(item.site + 1, caller.file, caller.function_line, caller.line,
@@ -191,8 +196,7 @@ class _Backtrack:
         """Whether LINE of FILE passes a value along: a name, or what one of the program's own
         functions returned (a built-in's result, `len(x)`, is computed)."""
         value = provenance.passed_value(self.sources[file], line)
-        return value == "" or value is not None and any(
-            f.name == value.rsplit(".", 1)[-1] for fs in self.functions.values() for f in fs)
+        return value == "" or value is not None and value.rsplit(".", 1)[-1] in self.function_names
 
     def _function(self, file: str, function_line: int | None) -> Function | None:
         return next((f for f in self.functions.get(file, []) if f.line == function_line), None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 import types
 
@@ -233,7 +234,7 @@ def _check_watch(debugger: Inspector, file: str, replaced: tuple[int, int], span
     if exception_type == "AssertionError":
         return FinishWatch(crash.filename, line)
     code = source_lines(crash.filename)
-    if 0 < crash.lineno <= len(code) and code[crash.lineno - 1].lstrip().startswith("raise"):
+    if 0 < crash.lineno <= len(code) and re.match(r"\s*raise\b", code[crash.lineno - 1]):
         return None
     return LineWatch(crash.filename, line)
 
