@@ -18,6 +18,7 @@ import sys
 import types
 
 from autodbg.analysis import backtrack
+from autodbg.analysis.provenance import module_nodes, parse_source
 from autodbg.analysis.replay import history_text
 from autodbg.debugger.commands import CommandError, replay_here, replayable_here
 from autodbg.debugger.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
@@ -239,12 +240,11 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
 def function_span(lines: list[str], lineno: int) -> tuple[int, int]:
     """The lines of the innermost function holding LINENO, decorators included; the whole file
     when no function holds it (or the file does not parse)."""
-    try:
-        tree = ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError):
+    tree = parse_source("\n".join(lines))
+    if tree is None:
         return 1, len(lines)
     spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
-             for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for node in module_nodes(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
              and node.lineno <= lineno <= (node.end_lineno or node.lineno)]
     return max(spans, default=(1, len(lines)))
 
@@ -260,12 +260,11 @@ def _value_text(session: Session, entry: FrameEntry, expr: str) -> str:
 def failing_statement(lines: list[str], lineno: int) -> ast.AST | None:
     """The smallest statement of the file that contains LINENO (for a compound statement,
     only its header counts: `for x in items:` not the loop body)."""
-    try:
-        tree = ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError):
+    tree = parse_source("\n".join(lines))
+    if tree is None:
         return _parse_line_alone(lines, lineno)
     best = None
-    for node in ast.walk(tree):
+    for node in module_nodes(tree):
         if not isinstance(node, ast.stmt) or not node.lineno <= lineno <= (node.end_lineno or node.lineno):
             continue
         if best is None or (node.end_lineno - node.lineno) <= (best.end_lineno - best.lineno):

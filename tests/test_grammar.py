@@ -9,7 +9,8 @@ import time
 from autodbg.debugger.commands import COMMANDS, parse
 from autodbg.debugger.core import PostMortem
 from autodbg.debugger.grammar import (
-    Known, answer_grammar, answer_max_chars, frame_names, live_state, number_range, step_grammar,
+    CODE_LINES, CODE_SLACK, Known, answer_grammar, answer_max_chars, code_grammar, code_max_chars, fenced_code,
+    frame_names, live_state, number_range, step_grammar,
 )
 from autodbg.debugger.session import Session
 from autodbg.investigate.loop import STEP_TOKENS
@@ -222,3 +223,26 @@ def test_sampled_program_calls_parse_and_run(tiny_model, tmp_path, monkeypatch):
                 safe_eval.set_mode("inline")
             assert "not allowed" not in result.output, (command_text, result.output)
     assert calls >= 3
+
+
+def test_a_lines_rewrite_is_bounded_by_the_lines_length(tiny_model, tmp_path, monkeypatch):
+    """A rewrite of a short line cannot ramble: each of its lines is at most CODE_SLACK characters
+    longer than the line it replaces (indentation apart), and the reply always fits its max_tokens."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    replaced = "    return total / count"
+    long = "    values = [" + ", ".join(str(i) for i in range(40)) + "]"  # the tiny model copies it whole unbounded
+    ask = f"Copy this line exactly in a ```python block:\n```python\n{long}\n```"
+    with Engine(tiny_model, threads=free_cores(), n_ctx=2048) as engine:
+        engine.start()
+        for seed in range(4):
+            done = engine.complete([{"role": "user", "content": ask}], grammar=code_grammar(replaced),
+                                   max_tokens=code_max_chars(replaced), temperature=1.0, seed=seed,
+                                   deadline=time.monotonic() + 120)
+            assert done.finish_reason == "stop", done.text
+            code = fenced_code(done.text)
+            if code is None:
+                assert done.text == "null"
+                continue
+            lines = code.split("\n")
+            assert 1 <= len(lines) <= CODE_LINES
+            assert all(len(line.strip()) <= len(replaced.strip()) + CODE_SLACK for line in lines), lines

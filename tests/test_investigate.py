@@ -45,6 +45,12 @@ main()
 '''
 BUGGY = 'app.py:8| return scores[1:]'
 CRASH = 'app.py:3| return total / len(values)'
+ASK = "Give its corrected code, only this line's, in a ```python block; or null if the line is right."
+
+
+def request_for(place: str, code: str) -> str:
+    """The request for the corrected code of the line at PLACE (`app.py:8`), which reads CODE."""
+    return f"Line {place} is:\n```python\n{code}\n```\n{ASK}"
 
 
 def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):
@@ -121,7 +127,8 @@ def test_scripted_the_answer_rewrites_the_likeliest_line_first_and_asks_why_its_
         "The wrong code is most likely one of these lines, which made the values that failed:\n"
         'app.py:8| return scores[1:]\napp.py:2| total = sum(values)\napp.py:7| scores = [int(x) for x in text.split(",") '
         'if x.strip()]\napp.py:12| print(mean(load_scores("42")))\napp.py:3| return total / len(values)\n'
-        f"Give the corrected code of {BUGGY} in a ```python block, with its indentation; or null if the line is right.")
+        "Line app.py:8 is:\n```python\n    return scores[1:]\n```\nGive its corrected code, only this line's, in a "
+        "```python block; or null if the line is right.")
     assert model.calls[2]["messages"][-1]["content"] == (
         "I ran it: with this fix the crashed program now runs to the end without an exception. In one or two "
         f"sentences: what was wrong in {BUGGY}, and why did it make the crash? Answer in JSON: root_cause.")
@@ -175,8 +182,7 @@ def test_scripted_a_fix_that_does_not_compile_is_said_with_the_next_option(uncau
     assert not model.replies  # every other option was rewritten (each said it is right)
     asked = model.calls[2]["messages"][-1]["content"]
     assert asked.startswith("That fix is not usable: the patched file does not compile") and asked.endswith(
-        "\nGive the corrected code of app.py:2| total = sum(values) in a ```python block, with its indentation; or "
-        "null if the line is right.")
+        "\n" + request_for("app.py:2", "    total = sum(values)"))
     assert "does not compile" in found.diagnosis.fix.problem  # the pick stands, with no fix that ran
     assert found.candidates == []
     text = render_summary(found, dossier)
@@ -194,10 +200,9 @@ def test_scripted_a_fix_that_still_fails_is_told_with_the_next_option_and_a_pass
     found = investigate(session, dossier, model, later())
     assert model.calls[2]["messages"][-1]["content"].startswith(
         "I ran the program again with that fix, in a sandbox: it still fails: ZeroDivisionError: division by zero "
-        "(app.py:3); with the fix, load_scores(text='42') returned [].\nGive the corrected code of app.py:2| total = "
-        "sum(values) in a ```python block")
-    assert model.calls[3]["messages"][-1]["content"].startswith(  # a line said to be right: nothing to tell
-        f"Give the corrected code of {line7} in a ```python block")
+        "(app.py:3); with the fix, load_scores(text='42') returned [].\n" + request_for("app.py:2", "    total = sum(values)"))
+    assert model.calls[3]["messages"][-1]["content"] == (  # a line said to be right: nothing to tell
+        request_for("app.py:7", '    scores = [int(x) for x in text.split(",") if x.strip()]'))
     assert [c.purpose for c in found.calls] == ["step", "answer", "answer", "answer", "why"]
     assert f"what was wrong in {line7}, and why did it make the crash?" in model.calls[-1]["messages"][-1]["content"]
     d = found.diagnosis
@@ -467,12 +472,12 @@ def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_
     # The lines the replay ran are offered; check() is the specification, not offered.
     options = model.calls[1]["messages"][-1]["content"]
     assert "failed:\nbz.py:2| balance = 0\nbz.py:3| for op in operations:\nbz.py:4| balance += op\n" \
-           "bz.py:5| if balance == 0:\nbz.py:6| return True\nGive the corrected code of bz.py:2|" in options
+           "bz.py:5| if balance == 0:\nLine bz.py:2 is:" in options  # MAX_OPTIONS of them
     # Each is right, it says, until a fix of one passes.
-    asked = [call["messages"][-1]["content"].rsplit("Give the corrected code of ", 1)[1].split(" in a ")[0]
-             for call in model.calls[1:5]]
-    assert asked == ["bz.py:2| balance = 0", "bz.py:3| for op in operations:", "bz.py:4| balance += op",
-                     "bz.py:5| if balance == 0:"]
+    asked = [call["messages"][-1]["content"].rsplit("Line ", 1)[1].split(ASK)[0] for call in model.calls[1:5]]
+    assert asked == ["bz.py:2 is:\n```python\n    balance = 0\n```\n", "bz.py:3 is:\n```python\n    for op in operations:\n```\n",
+                     "bz.py:4 is:\n```python\n        balance += op\n```\n",
+                     "bz.py:5 is:\n```python\n        if balance == 0:\n```\n"]
     assert found.diagnosis.line == 5 and found.diagnosis.fix.trial.passes
     assert found.diagnosis.root_cause == "it checks for zero, not below zero"
 
@@ -486,13 +491,23 @@ def test_a_bare_assert_in_program_code_leaves_its_callers_fixable(tmp_path, monk
     assert {n for file, n in specification_lines(dossier) if file.endswith("t.py")} == {5, 6, 9}
 
 
+def test_scripted_a_copy_of_the_line_is_taken_as_right_and_not_told(uncaught_crash):
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[1:]", "    total = sum(values) ",
+                                                                          None, None, None)])
+    found = investigate(session, dossier, model, later())
+    assert not model.replies
+    assert model.calls[2]["messages"][-1]["content"] == request_for("app.py:2", "    total = sum(values)")
+    assert model.calls[3]["messages"][-1]["content"].startswith("Line app.py:7 is:")
+    assert found.candidates == [] and found.diagnosis.line == 8
+
+
 def test_scripted_fix_that_deletes_the_crashing_line_is_refused(uncaught_crash):
     session, dossier = uncaught_crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(None, None, None, None, "None"),
                                   "null"])
     found = investigate(session, dossier, model, later())
-    assert model.calls[-1]["messages"][-1]["content"].endswith(f"Give the corrected code of {CRASH} in a ```python "
-                                                               "block, with its indentation; or null if the line is right.")
+    assert model.calls[-1]["messages"][-1]["content"].endswith(request_for("app.py:3", "    return total / len(values)"))
     assert found.candidates == [] and found.trials == []  # not run: it was refused
     assert found.diagnosis.line == 8 and found.diagnosis.fix is None
 

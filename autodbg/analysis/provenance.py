@@ -92,7 +92,7 @@ def reaching_definitions(source: str, function_line: int | None, line: int,
     Names not defined in the function come from the enclosing function (all its definitions of
     the name) or the module (all module-level ones); builtins give []."""
     result: dict[str, list[Origin]] = {name: [] for name in names}
-    tree = _parse(source)
+    tree = parse_source(source)
     scope = tree and _find_scope(tree, function_line)
     if scope is None:
         return result
@@ -148,7 +148,7 @@ def return_lines(source: str, function_line: int) -> list[tuple[int, int, str]]:
     """(first line, last line, code) of each place where the function at FUNCTION_LINE hands
     back a value: its `return` statements, its `yield`s for a generator, and, when the end of
     its body can be reached, its last line with the code "falls off the end: returns None"."""
-    tree = _parse(source)
+    tree = parse_source(source)
     function = tree and _find_scope(tree, function_line)
     if not isinstance(function, _FUNCTIONS):
         return []
@@ -170,12 +170,12 @@ def attribute_definitions(source: str, attribute: str) -> list[Origin]:
     """Where an attribute named ATTRIBUTE gets its value in SOURCE: `x.ATTRIBUTE = ...` (and
     augmented) anywhere, and members of classes (`def ATTRIBUTE`, `ATTRIBUTE = ...` in a class
     body). Static and by name only: which object it is, is not known."""
-    tree = _parse(source)
+    tree = parse_source(source)
     if tree is None:
         return []
     lines = source.splitlines()
     found = []
-    for node in ast.walk(tree):
+    for node in module_nodes(tree):
         if isinstance(node, ast.ClassDef):
             for member in node.body:
                 fields = _target_names(member.target) if isinstance(member, ast.AnnAssign) else []  # dataclass
@@ -197,7 +197,7 @@ def attribute_definitions(source: str, attribute: str) -> list[Origin]:
 def line_reads(source: str, line: int) -> LineReads:
     """What the statement at LINE reads (its header only, for a compound statement); names a
     comprehension binds are left out, and a called method is a call, not an attribute."""
-    tree = _parse(source)
+    tree = parse_source(source)
     statement = tree and _statement_at(tree, line)
     if statement is None:
         return LineReads([], [], [])
@@ -225,7 +225,7 @@ def discarded_values(source: str, function_line: int | None, names: list[str]) -
     """Statements of the function that compute a value from one of NAMES and drop it, such as
     `attempt + 1` where `attempt += 1` was meant (kind "discarded"): a name that never changes
     where it should is as much a lead as a wrong definition."""
-    tree = _parse(source)
+    tree = parse_source(source)
     scope = tree and _find_scope(tree, function_line)
     if scope is None:
         return []
@@ -242,7 +242,7 @@ def passed_value(source: str, line: int) -> str | None:
     """What the statement at LINE passes along, computing nothing itself: "" for a name (`x = y`,
     `return y`), the callee for a call's result (`x = f(...)`, `return f(...)`); None when it
     computes its value, or is no such statement."""
-    tree = _parse(source)
+    tree = parse_source(source)
     statement = tree and _statement_at(tree, line)
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
         value = statement.value
@@ -258,7 +258,7 @@ def passed_value(source: str, line: int) -> str | None:
 def statement_text(source: str, line: int) -> str | None:
     """The source of the statement at LINE (a compound statement's header), for
     argument_expression at a call site."""
-    tree = _parse(source)
+    tree = parse_source(source)
     statement = tree and _statement_at(tree, line)
     if statement is None:
         return None
@@ -268,13 +268,13 @@ def statement_text(source: str, line: int) -> str | None:
 @functools.lru_cache(maxsize=32)
 def functions(source: str) -> tuple[Function, ...]:
     """Every function and method defined in SOURCE, in line order."""
-    tree = _parse(source)
+    tree = parse_source(source)
     if tree is None:
         return ()
     parents = _parent_map(tree)
     return tuple(sorted((Function(node.name, node.lineno, node.body[0].lineno, node.end_lineno,
                             tuple(arg.arg for arg in _parameters(node)), isinstance(parents.get(node), ast.ClassDef))
-                   for node in ast.walk(tree) if isinstance(node, _FUNCTIONS)), key=lambda f: f.line))
+                   for node in module_nodes(tree) if isinstance(node, _FUNCTIONS)), key=lambda f: f.line))
 
 
 def function_line(source: str, line: int, name: str) -> int | None:
@@ -287,9 +287,9 @@ def function_line(source: str, line: int, name: str) -> int | None:
 def guard_tests(source: str, line: int) -> list[int]:
     """The lines of the `if`/`elif`/`while` tests whose body (or `else`) holds LINE, innermost
     first: for a `raise` (or any failing line) the condition that led there."""
-    tree = _parse(source)
+    tree = parse_source(source)
     found = []
-    for node in ast.walk(tree) if tree else ():
+    for node in module_nodes(tree) if tree else ():
         if isinstance(node, (ast.If, ast.While)) and any(
                 block and block[0].lineno <= line <= block[-1].end_lineno for block in (node.body, node.orelse)):
             found.append(node.lineno)
@@ -720,7 +720,7 @@ def _innermost_scope(scope: ast.AST, node: ast.AST) -> bool:
 def _find_scope(tree: ast.Module, function_line: int | None) -> ast.AST | None:
     if function_line is None:
         return tree
-    for node in ast.walk(tree):
+    for node in module_nodes(tree):
         if isinstance(node, _FUNCTIONS):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             if function_line in (node.lineno, first):
@@ -730,19 +730,27 @@ def _find_scope(tree: ast.Module, function_line: int | None) -> ast.AST | None:
 
 @functools.lru_cache(maxsize=32)
 def _parent_map(tree: ast.AST) -> dict:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return {child: node for node in module_nodes(tree) for child in ast.iter_child_nodes(node)}
 
 
 # --- statements and text ---------------------------------------------------------------------
 
 def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
     """The innermost statement whose own line(s) (a compound statement's header) hold LINE."""
-    best = None
-    for node in ast.walk(tree):  # breadth first: a nested statement comes after its parent
-        if isinstance(node, ast.stmt) and node.lineno <= line <= _header_end(node):
-            if best is None or node.lineno >= best.lineno:
-                best = node
-    return best
+    return _statements_by_line(tree).get(line)
+
+
+@functools.lru_cache(maxsize=32)
+def _statements_by_line(tree: ast.Module) -> dict[int, ast.stmt]:
+    """Each line held by a statement's own line(s), to the innermost such statement: built once
+    per tree, as a crash asks about many lines of the same (possibly long) file."""
+    index: dict[int, ast.stmt] = {}
+    for node in module_nodes(tree):  # breadth first: a nested statement comes after its parent
+        if isinstance(node, ast.stmt):
+            for line in range(node.lineno, _header_end(node) + 1):
+                if line not in index or node.lineno >= index[line].lineno:
+                    index[line] = node
+    return index
 
 
 def _header_end(node: ast.AST) -> int:
@@ -821,7 +829,7 @@ def _is_chain(node: ast.AST) -> bool:
 def _call_to(tree: ast.AST | None, callee: str) -> ast.Call | None:
     if tree is None:
         return None
-    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    calls = sorted((n for n in module_nodes(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
     last = callee.rsplit(".", 1)[-1]
     exact = [c for c in calls if ast.unparse(c.func) == callee]
     named = [c for c in calls if _last_name(c.func) == last]
@@ -837,11 +845,18 @@ def _last_name(func: ast.AST) -> str | None:
 
 
 @functools.lru_cache(maxsize=32)  # one crash asks about the same few files many times; trees are not mutated
-def _parse(source: str) -> ast.Module | None:
+def parse_source(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
+
+
+@functools.lru_cache(maxsize=32)
+def module_nodes(tree: ast.Module) -> tuple[ast.AST, ...]:
+    """Every node of TREE, breadth first (ast.walk), walked once: the walk costs far more than
+    reading its result, and a crash in a long file looks through it many times."""
+    return tuple(ast.walk(tree))
 
 
 def parse_statement(text: str) -> ast.Module | None:
@@ -849,7 +864,7 @@ def parse_statement(text: str) -> ast.Module | None:
     text = textwrap.dedent(text).strip()
     header = text.removeprefix("el") if text.startswith("elif") else text
     for candidate in (text, header + "\n    pass", "try:\n    pass\n" + text + "\n    pass"):
-        tree = _parse(candidate)
+        tree = parse_source(candidate)
         if tree is not None:
             return tree
     return None

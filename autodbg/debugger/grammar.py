@@ -376,19 +376,30 @@ def choice_grammar(choices: list[str], root_cause_chars: int = ROOT_CAUSE_CHARS,
 
 FENCE = "```"
 CODE_LINES = 3  # of a line's corrected code: the line, or a few lines in its place
+CODE_SLACK = 40  # characters a corrected line may have beyond the line it replaces
+CODE_INDENT = 40  # characters of a line's indentation, apart from its length
 
 
-def code_grammar() -> str:
-    """The corrected code of a line already chosen, as a fenced block of at most CODE_LINES lines
-    of FIX_CHARS characters, or `null` when the line is right. Code is written as code: a JSON
-    string would make a small model escape quotes and close brackets it never opened."""
+def code_line_chars(replaced: str) -> int:
+    """The longest line of a rewrite of the line REPLACED: a corrected line is about as long as the
+    line it corrects, so a small model's rambling is cut where it costs little."""
+    return min(FIX_CHARS, len(replaced.strip()) + CODE_SLACK)
+
+
+def code_grammar(replaced: str) -> str:
+    """The corrected code of the line REPLACED (its code, already chosen), as a fenced block of at
+    most CODE_LINES lines of `code_line_chars` characters, or `null` when the line is right. Code
+    is written as code: a JSON string would make a small model escape quotes and close brackets it
+    never opened."""
     return "\n".join([
         f'root ::= "null" | "{FENCE}python\\n" line ("\\n" line){{0,{CODE_LINES - 1}}} "\\n{FENCE}"',
-        f"line ::= [^\\n`] [^\\n]{{0,{FIX_CHARS - 1}}}",
+        f"line ::= [ \\t]{{0,{CODE_INDENT}}} [^ \\t\\n`] [^\\n]{{0,{code_line_chars(replaced) - 1}}}",
     ]) + "\n"
 
 
-CODE_MAX_CHARS = CODE_LINES * (FIX_CHARS + 1) + 20  # the longest reply code_grammar accepts
+def code_max_chars(replaced: str) -> int:
+    """The longest reply code_grammar(REPLACED) accepts, to size max_tokens so none is cut."""
+    return CODE_LINES * (CODE_INDENT + code_line_chars(replaced) + 1) + 20
 
 
 def fenced_code(text: str) -> str | None:

@@ -12,6 +12,8 @@ from autodbg.debugger.core import display_path
 from autodbg.fix.lines import python_lines
 from autodbg.records import Fix
 
+NO_CHANGE = "the fix does not change the code"
+
 
 def check_fix(filename: str, first: int, last: int, replacement: str) -> Fix:
     """The fix that replaces lines FIRST..LAST of FILENAME with REPLACEMENT, checked; the lines it
@@ -28,7 +30,7 @@ def check_fix(filename: str, first: int, last: int, replacement: str) -> Fix:
     original = lines[first - 1:last]
     new_lines = reindent(replacement, _indent(next((l for l in original if l.strip()), original[0])))
     if "".join(new_lines).strip() == "".join(original).strip():
-        return Fix("".join(new_lines), "", True, True, "the fix does not change the code", first, last)
+        return Fix("".join(new_lines), "", True, True, NO_CHANGE, first, last)
     # A model often rewrites a whole function to change one line: name the lines that change.
     head, tail = unchanged_ends(original, new_lines)
     first, last = first + head, last - tail

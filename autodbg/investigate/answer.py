@@ -8,6 +8,7 @@ import ast
 import json
 import re
 
+from autodbg.analysis.provenance import module_nodes, parse_source
 from autodbg.debugger.commands import ShownLine
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.fix.check import check_fix, does_nothing
@@ -43,12 +44,11 @@ def source_window(filename: str, first: int, last: int, context: int = 3) -> Sou
 def block_end(filename: str, line: int) -> int:
     """The last line of the innermost function or class holding LINE (of the module, at its top
     level): a fix's lines must not run on into the next function, whose code they would delete."""
-    try:
-        tree = ast.parse("\n".join(source_lines(filename)))
-    except (SyntaxError, ValueError):
+    tree = parse_source("\n".join(source_lines(filename)))
+    if tree is None:
         return line
     end = None
-    for node in ast.walk(tree):
+    for node in module_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
                 and node.lineno <= line <= (node.end_lineno or node.lineno):
             end = node.end_lineno if end is None else min(end, node.end_lineno)
@@ -116,12 +116,11 @@ def specification_lines(dossier: Dossier) -> set[tuple[str, int]]:
 def enclosing_function(filename: str, line: int) -> tuple[int, int]:
     """The lines of the innermost function holding LINE, its decorators and `def` included;
     (LINE, LINE) at a module's top level."""
-    try:
-        tree = ast.parse("\n".join(source_lines(filename)))
-    except (SyntaxError, ValueError):
+    tree = parse_source("\n".join(source_lines(filename)))
+    if tree is None:
         return line, line
     spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
-             for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for node in module_nodes(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
              and node.lineno <= line <= (node.end_lineno or node.lineno)]
     return max(spans, default=(line, line))
 
