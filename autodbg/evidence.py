@@ -18,6 +18,7 @@ import sys
 import types
 
 from autodbg.analysis import backtrack
+from autodbg.analysis import provenance
 from autodbg.analysis.provenance import module_nodes, parse_source
 from autodbg.analysis.replay import history_text
 from autodbg.debugger.commands import CommandError, replay_here, replayable_here
@@ -240,13 +241,7 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
 def function_span(lines: list[str], lineno: int) -> tuple[int, int]:
     """The lines of the innermost function holding LINENO, decorators included; the whole file
     when no function holds it (or the file does not parse)."""
-    tree = parse_source("\n".join(lines))
-    if tree is None:
-        return 1, len(lines)
-    spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
-             for node in module_nodes(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-             and node.lineno <= lineno <= (node.end_lineno or node.lineno)]
-    return max(spans, default=(1, len(lines)))
+    return provenance.function_span("\n".join(lines), lineno) or (1, len(lines))
 
 
 def _value_text(session: Session, entry: FrameEntry, expr: str) -> str:

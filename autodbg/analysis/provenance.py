@@ -277,6 +277,16 @@ def functions(source: str) -> tuple[Function, ...]:
                    for node in module_nodes(tree) if isinstance(node, _FUNCTIONS)), key=lambda f: f.line))
 
 
+def function_span(source: str, line: int) -> tuple[int, int] | None:
+    """The lines of the innermost function holding LINE, its decorators and `def` included; None
+    at a module's top level, or when SOURCE does not parse."""
+    tree = parse_source(source)
+    spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
+             for node in (module_nodes(tree) if tree else ()) if isinstance(node, _FUNCTIONS)
+             and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return max(spans, default=None)
+
+
 def function_line(source: str, line: int, name: str) -> int | None:
     """The `def` line of the innermost function called NAME whose body holds LINE: a frame's
     function from its code name and line (None at module level, or when not found)."""

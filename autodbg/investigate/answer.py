@@ -8,7 +8,7 @@ import ast
 import json
 import re
 
-from autodbg.analysis.provenance import module_nodes, parse_source
+from autodbg.analysis.provenance import function_span, module_nodes, parse_source
 from autodbg.debugger.commands import ShownLine
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.fix.check import check_fix, does_nothing
@@ -116,13 +116,7 @@ def specification_lines(dossier: Dossier) -> set[tuple[str, int]]:
 def enclosing_function(filename: str, line: int) -> tuple[int, int]:
     """The lines of the innermost function holding LINE, its decorators and `def` included;
     (LINE, LINE) at a module's top level."""
-    tree = parse_source("\n".join(source_lines(filename)))
-    if tree is None:
-        return line, line
-    spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
-             for node in module_nodes(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-             and node.lineno <= line <= (node.end_lineno or node.lineno)]
-    return max(spans, default=(line, line))
+    return function_span("\n".join(source_lines(filename)), line) or (line, line)
 
 
 def junk(text: str, *, code: bool) -> bool:

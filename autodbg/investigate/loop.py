@@ -341,10 +341,10 @@ class Investigation:
         for number, quote in enumerate(options):
             if number and not self.rewrite_fits():
                 break
-            self.messages.append({"role": "user", "content": said + rewrite_request(self.seen.lines[quote])})
+            line = self.seen.lines[quote]
+            self.messages.append({"role": "user", "content": said + rewrite_request(line)})
             try:
-                code = self.seen.lines[quote].code
-                reply = self.ask("answer", code_grammar(code), code_max_chars(code), self.budget.deadline)
+                reply = self.ask("answer", code_grammar(line.code), code_max_chars(line.code), self.budget.deadline)
             except EngineError:
                 if number == 0:
                     raise
@@ -602,7 +602,8 @@ def rewrite_request(line: ShownLine) -> str:
     function in its place (17 of its 24 kept fixes on the dev corpus, 1 of them right, at 45-75
     tokens each), and a grammar that forbade the `def` made it write `defaverage_price(...`. Shown
     the line, it rewrites or copies it; the 1.5b's results stayed (dev corpus 14/6 against 14/7)."""
-    code = source_lines(line.file)[line.line - 1].rstrip() if 0 < line.line <= len(source_lines(line.file)) else line.code
+    lines = source_lines(line.file)
+    code = lines[line.line - 1].rstrip() if 0 < line.line <= len(lines) else line.code
     return (f"Line {display_path(line.file)}:{line.line} is:\n```python\n{code}\n```\n"
             "Give its corrected code, only this line's, in a ```python block; or null if the line is right.")
 
