@@ -48,9 +48,15 @@ CRASH = 'app.py:3| return total / len(values)'
 ASK = "Give its corrected code, only this line's, in a ```python block; or null if the line is right."
 
 
-def request_for(place: str, code: str) -> str:
+RAISED = "It raised ZeroDivisionError: division by zero.\n"  # said under the line that crashed, app.py:3
+OPTIONS = ("The wrong code is most likely one of these lines, which made the values that failed:\n"
+           'app.py:8| return scores[1:]\napp.py:2| total = sum(values)\napp.py:7| scores = [int(x) for x in text.split(",") '
+           'if x.strip()]\napp.py:12| print(mean(load_scores("42")))\napp.py:3| return total / len(values)')
+
+
+def request_for(place: str, code: str, raised: str = "") -> str:
     """The request for the corrected code of the line at PLACE (`app.py:8`), which reads CODE."""
-    return f"Line {place} is:\n```python\n{code}\n```\n{ASK}"
+    return f"Line {place} is:\n```python\n{code}\n```\n{raised}{ASK}"
 
 
 def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):
@@ -123,12 +129,10 @@ def test_scripted_the_answer_rewrites_the_likeliest_line_first_and_asks_why_its_
     session, dossier = uncaught_crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores"), reason("drops the first score")])
     found = investigate(session, dossier, model, later())
-    assert model.calls[1]["messages"][-1]["content"] == (  # the suspects, likeliest first, then the line that crashed
-        "The wrong code is most likely one of these lines, which made the values that failed:\n"
-        'app.py:8| return scores[1:]\napp.py:2| total = sum(values)\napp.py:7| scores = [int(x) for x in text.split(",") '
-        'if x.strip()]\napp.py:12| print(mean(load_scores("42")))\napp.py:3| return total / len(values)\n'
-        "Line app.py:8 is:\n```python\n    return scores[1:]\n```\nGive its corrected code, only this line's, in a "
-        "```python block; or null if the line is right.")
+    # The suspects, likeliest first, then the line that crashed; then the first of them asked for.
+    assert [m["content"] for m in model.calls[1]["messages"][-2:]] == [
+        OPTIONS, "Line app.py:8 is:\n```python\n    return scores[1:]\n```\nGive its corrected code, only this line's, in a "
+        "```python block; or null if the line is right."]
     assert model.calls[2]["messages"][-1]["content"] == (
         "I ran it: with this fix the crashed program now runs to the end without an exception. In one or two "
         f"sentences: what was wrong in {BUGGY}, and why did it make the crash? Answer in JSON: root_cause.")
@@ -174,15 +178,21 @@ def test_scripted_token_budget(crash):
     assert found.stopped_by == "tokens" and len(found.transcript) == 1
 
 
-def test_scripted_a_fix_that_does_not_compile_is_said_with_the_next_option(uncaught_crash):
+def test_scripted_each_option_is_asked_from_the_same_point_and_the_crash_line_with_what_it_raised(uncaught_crash):
     session, dossier = uncaught_crash
     broken = "    return scores[1:"  # does not compile
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(broken, None, None, None, None)])
     found = investigate(session, dossier, model, later())
     assert not model.replies  # every other option was rewritten (each said it is right)
-    asked = model.calls[2]["messages"][-1]["content"]
-    assert asked.startswith("That fix is not usable: the patched file does not compile") and asked.endswith(
-        "\n" + request_for("app.py:2", "    total = sum(values)"))
+    first = model.calls[1]["messages"]
+    assert first[-2]["content"] == OPTIONS
+    # What was answered for one line (a fix that does not compile, a copy) is not in the conversation
+    # the next is asked in.
+    for call, (place, code) in zip(model.calls[2:], [("app.py:2", "    total = sum(values)"),
+                                                     ("app.py:7", '    scores = [int(x) for x in text.split(",") if x.strip()]'),
+                                                     ("app.py:12", '    print(mean(load_scores("42")))')]):
+        assert call["messages"] == first[:-1] + [{"role": "user", "content": request_for(place, code)}]
+    assert model.calls[5]["messages"][-1]["content"] == request_for("app.py:3", "    return total / len(values)", RAISED)
     assert "does not compile" in found.diagnosis.fix.problem  # the pick stands, with no fix that ran
     assert found.candidates == []
     text = render_summary(found, dossier)
@@ -190,7 +200,7 @@ def test_scripted_a_fix_that_does_not_compile_is_said_with_the_next_option(uncau
     assert "+    return scores[1:" not in text
 
 
-def test_scripted_a_fix_that_still_fails_is_told_with_the_next_option_and_a_passing_one_kept_with_its_reason(
+def test_scripted_a_fix_that_still_fails_is_kept_as_a_candidate_and_a_passing_one_kept_with_its_reason(
         uncaught_crash):
     session, dossier = uncaught_crash
     line7 = 'app.py:7| scores = [int(x) for x in text.split(",") if x.strip()]'
@@ -198,10 +208,8 @@ def test_scripted_a_fix_that_still_fails_is_told_with_the_next_option_and_a_pass
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[2:]", None, doubled),
                                   reason("the list is too short")])
     found = investigate(session, dossier, model, later())
-    assert model.calls[2]["messages"][-1]["content"].startswith(
-        "I ran the program again with that fix, in a sandbox: it still fails: ZeroDivisionError: division by zero "
-        "(app.py:3); with the fix, load_scores(text='42') returned [].\n" + request_for("app.py:2", "    total = sum(values)"))
-    assert model.calls[3]["messages"][-1]["content"] == (  # a line said to be right: nothing to tell
+    assert model.calls[2]["messages"][-1]["content"] == request_for("app.py:2", "    total = sum(values)")
+    assert model.calls[3]["messages"][-1]["content"] == (
         request_for("app.py:7", '    scores = [int(x) for x in text.split(",") if x.strip()]'))
     assert [c.purpose for c in found.calls] == ["step", "answer", "answer", "answer", "why"]
     assert f"what was wrong in {line7}, and why did it make the crash?" in model.calls[-1]["messages"][-1]["content"]
@@ -252,7 +260,7 @@ def test_scripted_a_fix_of_junk_is_not_run(uncaught_crash):
     junk_fix = '    return scores or "' + ' '.join(['(null)'] * 9) + '"'  # compiles
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(junk_fix, None, None, None, None)])
     found = investigate(session, dossier, model, later())
-    assert model.calls[2]["messages"][-1]["content"].startswith("That fix is not usable: it is not code but a run of junk")
+    assert found.diagnosis.line == 8 and found.diagnosis.fix.problem == "it is not code but a run of junk"
     assert found.candidates == [] and found.trials == []
 
 
@@ -470,9 +478,9 @@ def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_
                                   reason("it checks for zero, not below zero")])
     found = investigate(session, dossier, model, later())
     # The lines the replay ran are offered; check() is the specification, not offered.
-    options = model.calls[1]["messages"][-1]["content"]
-    assert "failed:\nbz.py:2| balance = 0\nbz.py:3| for op in operations:\nbz.py:4| balance += op\n" \
-           "bz.py:5| if balance == 0:\nLine bz.py:2 is:" in options  # MAX_OPTIONS of them
+    options = model.calls[1]["messages"][-2]["content"]
+    assert options.endswith("failed:\nbz.py:2| balance = 0\nbz.py:3| for op in operations:\nbz.py:4| balance += op\n"
+                            "bz.py:5| if balance == 0:")
     # Each is right, it says, until a fix of one passes.
     asked = [call["messages"][-1]["content"].rsplit("Line ", 1)[1].split(ASK)[0] for call in model.calls[1:5]]
     assert asked == ["bz.py:2 is:\n```python\n    balance = 0\n```\n", "bz.py:3 is:\n```python\n    for op in operations:\n```\n",
@@ -507,7 +515,7 @@ def test_scripted_fix_that_deletes_the_crashing_line_is_refused(uncaught_crash):
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(None, None, None, None, "None"),
                                   "null"])
     found = investigate(session, dossier, model, later())
-    assert model.calls[-1]["messages"][-1]["content"].endswith(request_for("app.py:3", "    return total / len(values)"))
+    assert model.calls[-1]["messages"][-1]["content"] == request_for("app.py:3", "    return total / len(values)", RAISED)
     assert found.candidates == [] and found.trials == []  # not run: it was refused
     assert found.diagnosis.line == 8 and found.diagnosis.fix is None
 

@@ -17,7 +17,7 @@ from autodbg.debugger.grammar import (
     choice_grammar, choice_max_chars, code_grammar, code_max_chars, fenced_code, reason_grammar, reason_max_chars,
     step_grammar,
 )
-from autodbg.fix.check import NO_CHANGE, check_fix
+from autodbg.fix.check import check_fix
 from autodbg.fix.trial import FIX_NOT_RUN
 from autodbg.investigate.answer import (
     echo, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
@@ -330,48 +330,63 @@ class Investigation:
 
     def rewrite_options(self, options: list[str]) -> None:
         """Ask for the corrected code of each of OPTIONS in turn, likeliest first, while the plan has
-        room, and run each fix on the crashed program in a probe. The first fix that passes stands,
-        with the model's reason for it; when none does, the likeliest option stands, with its fix
-        (if any), how that ran, and a reason said plainly: the model's reasons for a line it could
-        not fix are guesses."""
+        room, and run each fix on the crashed program in a probe. Each line is asked from the same
+        point of the conversation (its evaluated state shared): after copying a line or two it was
+        told were suspect, the 1.5b copied the next as well, the crash line too. The first fix that
+        passes stands, with the model's reason for it; when none does, the likeliest option stands,
+        with its fix (if any), how that ran, and a reason said plainly: the model's reasons for a
+        line it could not fix are guesses."""
         trials: dict[tuple, FixTrial] = {}
         answers: dict[str, Diagnosis] = {}  # option -> its diagnosis (with the fix the model wrote, if any)
-        said = ("The wrong code is most likely one of these lines, which made the values that failed:\n"
-                + "\n".join(options) + "\n")  # what to tell with the next request
+        conversation = self.messages + [{"role": "user", "content": "The wrong code is most likely one of these "
+                                         "lines, which made the values that failed:\n" + "\n".join(options)}]
         for number, quote in enumerate(options):
             if number and not self.rewrite_fits():
                 break
-            line = self.seen.lines[quote]
-            self.messages.append({"role": "user", "content": said + rewrite_request(line)})
+            self.messages = conversation + [{"role": "user", "content": self.rewrite_request(quote)}]
             try:
-                reply = self.ask("answer", code_grammar(line.code), code_max_chars(line.code), self.budget.deadline)
+                reply = self.ask("answer", *self.rewrite_grammar(quote), self.budget.deadline)
             except EngineError:
                 if number == 0:
                     raise
                 break  # out of time: the answers so far stand
             self.messages.append({"role": "assistant", "content": reply.text})
-            answer = json.dumps({"root_cause": "", "first_line": quote, "last_line": quote,
-                                 "new_code": fenced_code(reply.text)})
-            diagnosis = answers[quote] = make_diagnosis(answer, self.seen.lines, self.dossier)
+            diagnosis = answers[quote] = self.rewrite(quote, reply.text)
             fix = diagnosis.fix
-            if fix is not None and fix.usable and junk(fix.replacement, code=True):
-                fix.problem = "it is not code but a run of junk"
-            if fix is None or fix.problem == NO_CHANGE:  # a copy is the model's "it is right": saying it
-                said = ""  # is no fix did not stop the next copy, and was read again with every request
-            elif not fix.usable:
-                said = f"That fix is not usable: {fix.problem}.\n"
-            else:
+            if fix is not None and fix.usable:
                 self.try_fix(diagnosis, trials)
                 self.findings.candidates.append(model_candidate(diagnosis))
                 trial = fix.trial
                 if trial.passes or (trial.result == "not run" and trial.detail not in FIX_NOT_RUN):
                     break  # it works; or the program cannot run again here, so no other fix could be judged
-                said = f"I ran the program again with that fix, in a sandbox: it {trial.result}: {trial.detail}.\n"
         passing = [q for q, d in answers.items() if d.fix is not None and d.fix.trial is not None and d.fix.trial.passes]
         quote = passing[0] if passing else options[0]
         kept = answers[quote]
         kept.root_cause = self.reason(quote, kept) if passing else plain_reason(kept)
         self.findings.diagnosis = kept
+
+    def rewrite_request(self, quote: str) -> str:
+        """The request for the line QUOTE's corrected code; the line that crashed with what it raised:
+        without it the 1.5b copied `key, value = line.split("=")` (raised "too many values to unpack")
+        and `name + " - " + format_price(price) + " - " + stock`."""
+        line = self.seen.lines[quote]
+        crash = self.dossier.crash_site
+        raised = (f"It raised {self.dossier.exception.title}.\n"
+                  if (line.file, line.line) == (crash.file, crash.line) else "")
+        return rewrite_request(line, raised)
+
+    def rewrite_grammar(self, quote: str) -> tuple[str, int]:
+        code = self.seen.lines[quote].code
+        return code_grammar(code), code_max_chars(code)
+
+    def rewrite(self, quote: str, reply: str) -> Diagnosis:
+        """The diagnosis that REPLY, the corrected code of the line QUOTE, makes."""
+        answer = json.dumps({"root_cause": "", "first_line": quote, "last_line": quote, "new_code": fenced_code(reply)})
+        diagnosis = make_diagnosis(answer, self.seen.lines, self.dossier)
+        fix = diagnosis.fix
+        if fix is not None and fix.usable and junk(fix.replacement, code=True):
+            fix.problem = "it is not code but a run of junk"
+        return diagnosis
 
     def rewrite_fits(self) -> bool:
         """Whether one more rewrite and its run are likely done by the budget's target, within its
@@ -596,7 +611,7 @@ class Suspect(NamedTuple):
     call: str = ""
 
 
-def rewrite_request(line: ShownLine) -> str:
+def rewrite_request(line: ShownLine, raised: str = "") -> str:
     """The request for LINE's corrected code, the line shown as it stands in a block of its own.
     Asked for a line only named (`Give the corrected code of FILE:N| code`), the 0.5b wrote a whole new
     function in its place (17 of its 24 kept fixes on the dev corpus, 1 of them right, at 45-75
@@ -604,7 +619,7 @@ def rewrite_request(line: ShownLine) -> str:
     the line, it rewrites or copies it; the 1.5b's results stayed (dev corpus 14/6 against 14/7)."""
     lines = source_lines(line.file)
     code = lines[line.line - 1].rstrip() if 0 < line.line <= len(lines) else line.code
-    return (f"Line {display_path(line.file)}:{line.line} is:\n```python\n{code}\n```\n"
+    return (f"Line {display_path(line.file)}:{line.line} is:\n```python\n{code}\n```\n{raised}"
             "Give its corrected code, only this line's, in a ```python block; or null if the line is right.")
 
 
