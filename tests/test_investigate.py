@@ -559,6 +559,23 @@ def test_scripted_commands_and_answers_stop_at_the_planned_tokens(uncaught_crash
     assert found.diagnosis.fix.trial.result == "still fails"
 
 
+@pytest.mark.parametrize("target, purposes", [(2.2, ["answer"]), (30, ["answer", "why"])])
+def test_scripted_a_reason_is_asked_only_when_its_prose_fits_the_plan(uncaught_crash, target, purposes):
+    """A reason is prose, made at about half the rate the rewrites showed: 0.2 s a reply of 10
+    tokens (0.05 s of it reading 10), so about 2.1 s (0.45 s + 55 tokens at 0.03 s), which does not
+    fit the 1.8 s left of a 2.2 s plan after the rewrite and its run (at the rewrites' rate, 1.3 s,
+    it would)."""
+    session, dossier = uncaught_crash
+    model = SlowStandIn([*rewrites("    return scores"), reason("drops the first score")], seconds=0.2)
+    now = time.monotonic()
+    found = investigate(session, dossier, model, Budget(deadline=now + 60, max_turns=0, target=now + target,
+                                                        planned=10_000))
+    assert [c.purpose for c in found.calls] == purposes and found.diagnosis.fix.trial.passes
+    assert found.diagnosis.root_cause == ("drops the first score" if "why" in purposes else
+                                          "app.py:8: `return scores[1:]` is wrong: with `return scores` instead, the "
+                                          "crashed program now runs to the end without an exception.")
+
+
 def test_a_longer_timeout_plans_more_of_the_models_writing():
     assert planned_tokens(60) == PLANNED_TOKENS  # the default AUTODBG_TIMEOUT: the measured plan
     assert planned_tokens(600) == 10 * PLANNED_TOKENS

@@ -55,10 +55,13 @@ STEP_TOKENS = THOUGHT_CHARS + 80  # the grammar's longest step, even at one toke
 # output as prompt tokens, an answer's tokens. With the rates measured in this crash, they say
 # whether one more command fits before the budget's target.
 TYPICAL_STEP, TYPICAL_OUTPUT, TYPICAL_ANSWER = 25, 150, 80
-# What one more rewrite of an option costs: the request (what the last fix did, and the line) read as
+# What one more rewrite of an option costs: the request (the line, shown as it stands) read as
 # prompt tokens, and the corrected line made.
 REWRITE_REQUEST, TYPICAL_REWRITE = 90, 25
-TYPICAL_REASON = 40  # tokens of a root cause asked for on its own
+TYPICAL_REASON = 55  # tokens of a root cause asked for on its own (the 1.5b's: 46-57)
+# A reason is prose, made with few drafts from the context: at about half the rate the rewrites
+# showed (scaling, 1.5b: rewrites 14-30 tokens/s, reasons 11).
+REASON_SLOWER = 2
 UNSEEN_SOURCES = 6
 TRIMMED = "[older output trimmed to fit the context]"
 
@@ -421,7 +424,7 @@ class Investigation:
         rates = measured(self.findings.calls)
         if rates is None:
             return time.monotonic() < self.budget.target
-        cost = REWRITE_REQUEST * rates.per_prompt_token + TYPICAL_REASON * rates.per_token
+        cost = REWRITE_REQUEST * rates.per_prompt_token + TYPICAL_REASON * REASON_SLOWER * rates.per_token
         return time.monotonic() + cost <= self.budget.target
 
     def free_answers(self, quotes: list[str], suspects: list[Suspect]) -> None:
