@@ -370,8 +370,8 @@ class Investigation:
 
     def rewrite_request(self, quote: str) -> str:
         """The request for the line QUOTE's corrected code; the line that crashed with what it raised:
-        without it the 1.5b copied `key, value = line.split("=")` (raised "too many values to unpack")
-        and `name + " - " + format_price(price) + " - " + stock`."""
+        shown alone, the 1.5b copied `product["name"] + " - " + ... + " - " + product["stock"] + ...`
+        as right; told it raised "can only concatenate str (not "int") to str", it added `str()`."""
         line = self.seen.lines[quote]
         crash = self.dossier.crash_site
         raised = (f"It raised {self.dossier.exception.title}.\n"
