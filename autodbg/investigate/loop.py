@@ -347,8 +347,9 @@ class Investigation:
             if number and not self.rewrite_fits():
                 break
             self.messages = conversation + [{"role": "user", "content": self.rewrite_request(quote)}]
+            code = self.seen.lines[quote].code
             try:
-                reply = self.ask("answer", *self.rewrite_grammar(quote), self.budget.deadline)
+                reply = self.ask("answer", code_grammar(code), code_max_chars(code), self.budget.deadline)
             except EngineError:
                 if number == 0:
                     raise
@@ -377,10 +378,6 @@ class Investigation:
         raised = (f"It raised {self.dossier.exception.title}.\n"
                   if (line.file, line.line) == (crash.file, crash.line) else "")
         return rewrite_request(line, raised)
-
-    def rewrite_grammar(self, quote: str) -> tuple[str, int]:
-        code = self.seen.lines[quote].code
-        return code_grammar(code), code_max_chars(code)
 
     def rewrite(self, quote: str, reply: str) -> Diagnosis:
         """The diagnosis that REPLY, the corrected code of the line QUOTE, makes."""
