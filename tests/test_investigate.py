@@ -221,6 +221,24 @@ def test_scripted_a_fix_that_still_fails_is_kept_as_a_candidate_and_a_passing_on
     assert "ran: with this fix the crashed program now runs to the end" in render_summary(found, dossier)
 
 
+def test_scripted_a_line_whose_fix_failed_is_asked_again_after_the_others_told_how_it_ran(uncaught_crash):
+    session, dossier = uncaught_crash
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[2:]", None, None, None, None),
+                                  *rewrites("    return scores"), reason("drops the first score")])
+    found = investigate(session, dossier, model, later())
+    assert not model.replies
+    first, again = model.calls[1]["messages"], model.calls[6]["messages"]
+    assert again[:-1] == first + [{"role": "assistant", "content": fixed("    return scores[2:]")}]  # its own branch
+    assert again[-1]["content"] == (
+        "I ran the program with that fix: it still fails: ZeroDivisionError: division by zero (app.py:3); with the "
+        "fix, load_scores(text='42') returned [].\nGive the line's corrected code again, in a ```python block, "
+        "so that it works for those values; or null if the line is right.")
+    d = found.diagnosis
+    assert (d.line, d.fix.replacement, d.root_cause) == (8, "    return scores\n", "drops the first score")
+    assert [(c.first, c.replacement, c.trial.result) for c in found.candidates] == [
+        (8, "    return scores[2:]\n", "still fails"), (8, "    return scores\n", "passes")]
+
+
 def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
     session, dossier = uncaught_crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores"), reason("drops the first score"),
@@ -233,9 +251,11 @@ def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
 def test_scripted_when_no_fix_passes_the_pick_stands_and_says_so(uncaught_crash):
     session, dossier = uncaught_crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done",
-                                  *rewrites("    return scores[2:]", None, "    scores = []", None, None)])
+                                  *rewrites("    return scores[2:]", None, "    scores = []", None, None),
+                                  *rewrites("    return scores[2:]", None)])  # asked again: the same fix; null
     found = investigate(session, dossier, model, later())
     assert not model.replies
+    assert len(found.trials) == 2  # the fix given again was not run again
     assert [(c.first, c.trial.result) for c in found.candidates] == [(8, "still fails"), (7, "still fails")]
     assert found.diagnosis.line == 8 and found.diagnosis.root_cause.startswith(  # said plainly: no fix worked
         "app.py:8: `return scores[1:]` is most likely wrong; `return scores[2:]` instead was tried, and with it the "

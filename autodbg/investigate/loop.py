@@ -336,33 +336,44 @@ class Investigation:
         room, and run each fix on the crashed program in a probe. Each line is asked from the same
         point of the conversation (its evaluated state shared): after copying a line or two it was
         told were suspect, the 1.5b copied the next as well, the crash line too. The first fix that
-        passes stands, with the model's reason for it; when none does, the likeliest option stands,
+        passes stands, with the model's reason for it. A line whose fix ran and failed is asked once
+        more, after the others, in its own branch and told how the fix ran: the 1.5b swapped
+        `strptime`'s arguments back only so. When no fix passes, the likeliest option stands,
         with its fix (if any), how that ran, and a reason said plainly: the model's reasons for a
         line it could not fix are guesses."""
         trials: dict[tuple, FixTrial] = {}
         answers: dict[str, Diagnosis] = {}  # option -> its diagnosis (with the fix the model wrote, if any)
+        retried: set[str] = set()
         conversation = self.messages + [{"role": "user", "content": "The wrong code is most likely one of these "
                                          "lines, which made the values that failed:\n" + "\n".join(options)}]
-        for number, quote in enumerate(options):
-            if number and not self.rewrite_fits():
+        asks = [(quote, conversation + [{"role": "user", "content": self.rewrite_request(quote)}]) for quote in options]
+        while asks:
+            quote, self.messages = asks.pop(0)
+            if answers and not self.rewrite_fits():
                 break
-            self.messages = conversation + [{"role": "user", "content": self.rewrite_request(quote)}]
             code = self.seen.lines[quote].code
             try:
                 reply = self.ask("answer", code_grammar(code), code_max_chars(code), self.budget.deadline)
             except EngineError:
-                if number == 0:
+                if not answers:
                     raise
                 break  # out of time: the answers so far stand
             self.messages.append({"role": "assistant", "content": reply.text})
-            diagnosis = answers[quote] = self.rewrite(quote, reply.text)
+            diagnosis = self.rewrite(quote, reply.text)
             fix = diagnosis.fix
+            earlier = answers.get(quote)
+            if earlier is not None and (fix is None or not fix.usable or fix.replacement == earlier.fix.replacement):
+                continue  # asked again, it gave nothing new: its first fix stands
+            answers[quote] = diagnosis
             if fix is not None and fix.usable:
                 self.try_fix(diagnosis, trials)
                 self.findings.candidates.append(model_candidate(diagnosis))
                 trial = fix.trial
                 if trial.passes or (trial.result == "not run" and trial.detail not in FIX_NOT_RUN):
                     break  # it works; or the program cannot run again here, so no other fix could be judged
+                if failed(diagnosis) and quote not in retried:  # once more, told how it ran, after the others
+                    retried.add(quote)
+                    asks.append((quote, self.messages + [{"role": "user", "content": retry_request(trial)}]))
         passing = [q for q, d in answers.items() if d.fix is not None and d.fix.trial is not None and d.fix.trial.passes]
         quote = passing[0] if passing else options[0]
         kept = answers[quote]
@@ -621,6 +632,12 @@ def rewrite_request(line: ShownLine, raised: str = "") -> str:
     code = lines[line.line - 1].rstrip() if 0 < line.line <= len(lines) else line.code
     return (f"Line {display_path(line.file)}:{line.line} is:\n```python\n{code}\n```\n{raised}"
             "Give its corrected code, only this line's, in a ```python block; or null if the line is right.")
+
+
+def retry_request(trial: FixTrial) -> str:
+    """The request for a line's corrected code again, its fix having run as TRIAL says."""
+    return (f"I ran the program with that fix: it {trial.result}: {trial.detail}.\nGive the line's corrected code "
+            "again, in a ```python block, so that it works for those values; or null if the line is right.")
 
 
 def replay_suspect(replay: Replay, quotes: dict[tuple[str, int], str]) -> Suspect:
