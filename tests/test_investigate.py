@@ -54,9 +54,15 @@ OPTIONS = ("The wrong code is most likely one of these lines, which made the val
            'if x.strip()]\napp.py:12| print(mean(load_scores("42")))\napp.py:3| return total / len(values)')
 
 
+# The signature shown with each line of PROGRAM's functions (the line that crashed gets what it raised instead).
+HEADS = {"app.py:2": "def mean(values):", "app.py:7": "def load_scores(text):", "app.py:8": "def load_scores(text):",
+         "app.py:12": "def main():"}
+
+
 def request_for(place: str, code: str, raised: str = "") -> str:
     """The request for the corrected code of the line at PLACE (`app.py:8`), which reads CODE."""
-    return f"Line {place} is:\n```python\n{code}\n```\n{raised}{ASK}"
+    head = f"It is in:\n```python\n{HEADS[place]}\n```\n" if place in HEADS and not raised else ""
+    return f"{head}Line {place} is:\n```python\n{code}\n```\n{raised}{ASK}"
 
 
 def answer(root_cause="drops the first score", first=BUGGY, last=BUGGY, fix="    return scores"):
@@ -131,8 +137,7 @@ def test_scripted_the_answer_rewrites_the_likeliest_line_first_and_asks_why_its_
     found = investigate(session, dossier, model, later())
     # The suspects, likeliest first, then the line that crashed; then the first of them asked for.
     assert [m["content"] for m in model.calls[1]["messages"][-2:]] == [
-        OPTIONS, "Line app.py:8 is:\n```python\n    return scores[1:]\n```\nGive its corrected code, only this line's, in a "
-        "```python block; or null if the line is right."]
+        OPTIONS, request_for("app.py:8", "    return scores[1:]")]
     assert model.calls[2]["messages"][-1]["content"] == (
         "I ran it: with this fix the crashed program now runs to the end without an exception. In one or two "
         f"sentences: what was wrong in {BUGGY}, and why did it make the crash? Answer in JSON: root_cause.")
@@ -526,7 +531,7 @@ def test_scripted_a_copy_of_the_line_is_taken_as_right_and_not_told(uncaught_cra
     found = investigate(session, dossier, model, later())
     assert not model.replies
     assert model.calls[2]["messages"][-1]["content"] == request_for("app.py:2", "    total = sum(values)")
-    assert model.calls[3]["messages"][-1]["content"].startswith("Line app.py:7 is:")
+    assert model.calls[3]["messages"][-1]["content"].startswith("It is in:\n```python\ndef load_scores(text):\n```\nLine app.py:7 is:")
     assert found.candidates == [] and found.diagnosis.line == 8
 
 

@@ -8,7 +8,8 @@ import textwrap
 
 from autodbg.analysis.backtrack import backtrack, site
 from autodbg.analysis.provenance import (
-    argument_expression, attribute_definitions, line_reads, origin_text, reaching_definitions, return_lines,
+    argument_expression, attribute_definitions, function_head, line_reads, origin_text, reaching_definitions,
+    return_lines,
 )
 from conftest import run_py
 
@@ -24,6 +25,39 @@ def line_of(source: str, fragment: str, nth: int = 0) -> int:
 
 def lines_kinds(origins) -> list[tuple[int, str]]:
     return [(o.line, o.kind) for o in origins]
+
+
+def test_a_functions_head_is_its_signature_and_docstring_at_most_four_lines():
+    source = program('''
+        LIMIT = 3
+
+
+        @cached
+        def nights(first,
+                   last):
+            """Every night from FIRST to LAST,
+            both included."""
+            span = last - first
+
+            def inner(day):
+                return day + 1
+            return [inner(d) for d in range(span)]
+
+
+        def long(a,
+                 b,
+                 c):
+            """One
+            two."""
+            return a
+    ''')
+    assert function_head(source, line_of(source, "span = last")) == (line_of(source, "def nights"), line_of(source, "both"))
+    assert function_head(source, line_of(source, "return [inner")) == (line_of(source, "def nights"), line_of(source, "both"))
+    assert function_head(source, line_of(source, "return day")) == (line_of(source, "def inner"),) * 2  # the innermost
+    assert function_head(source, line_of(source, "return a")) == (line_of(source, "def long"), line_of(source, "One"))
+    for in_the_head in ("def nights", "last):", "both included", "LIMIT"):  # none for the head itself, or the module
+        assert function_head(source, line_of(source, in_the_head)) is None
+    assert function_head("def broken(:\n    pass\n", 2) is None
 
 
 def test_a_definition_later_in_a_loop_body_reaches_the_top_of_the_loop():

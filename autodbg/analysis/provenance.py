@@ -27,6 +27,7 @@ MAX_ROUNDS = 30  # loop fixed-point iterations; sets only grow, so a handful alw
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+HEAD_LINES = 4  # of a function's signature and docstring shown with a line of its body
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 # Methods that change their object in place: `lines.append(x)` is part of where `lines` came from.
@@ -285,6 +286,26 @@ def function_span(source: str, line: int) -> tuple[int, int] | None:
              for node in (module_nodes(tree) if tree else ()) if isinstance(node, _FUNCTIONS)
              and node.lineno <= line <= (node.end_lineno or node.lineno)]
     return max(spans, default=None)
+
+
+def function_head(source: str, line: int) -> tuple[int, int] | None:
+    """The lines of the `def` (its signature) and docstring of the innermost function whose body
+    holds LINE below them, at most HEAD_LINES; None at a module's top level, for a line of the head
+    itself, or when SOURCE does not parse."""
+    tree = parse_source(source)
+    holding = [node for node in (module_nodes(tree) if tree else ()) if isinstance(node, _FUNCTIONS)
+               and node.body[0].lineno <= line <= (node.end_lineno or node.lineno)]
+    if not holding:
+        return None
+    node = max(holding, key=lambda n: n.lineno)
+    first, end = node.lineno, node.body[0].lineno - 1
+    docstring = node.body[0]
+    if (isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
+            and isinstance(docstring.value.value, str)):
+        if line <= (docstring.end_lineno or docstring.lineno):
+            return None
+        end = docstring.end_lineno or docstring.lineno
+    return (first, min(end, first + HEAD_LINES - 1)) if end >= first else None
 
 
 def function_line(source: str, line: int, name: str) -> int | None:

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
+from autodbg.analysis.provenance import function_head
 from autodbg.debugger.commands import COMMANDS, ShownLine
 from autodbg.debugger.core import display_path, source_lines
 from autodbg.debugger.grammar import (
@@ -381,14 +382,20 @@ class Investigation:
         self.findings.diagnosis = kept
 
     def rewrite_request(self, quote: str) -> str:
-        """The request for the line QUOTE's corrected code; the line that crashed with what it raised:
-        shown alone, the 1.5b copied `product["name"] + " - " + ... + " - " + product["stock"] + ...`
-        as right; told it raised "can only concatenate str (not "int") to str", it added `str()`."""
+        """The request for the line QUOTE's corrected code. The line that crashed comes with what it
+        raised: shown alone, the 1.5b copied `product["name"] + " - " + ... + " - " + product["stock"]
+        + ...` as right; told it raised "can only concatenate str (not "int") to str", it added
+        `str()`. Any other line comes with its function's signature and docstring: the 1.5b then
+        wrote `range((last - first).days + 1)` for "Every night from FIRST to LAST, both included."
+        and `strptime(text, DATE_FORMAT)` for `def parse_date(text):`, which it had copied or
+        swapped wrongly on their own; with the crash line they lost it what it raised (two of two)."""
         line = self.seen.lines[quote]
         crash = self.dossier.crash_site
-        raised = (f"It raised {self.dossier.exception.title}.\n"
-                  if (line.file, line.line) == (crash.file, crash.line) else "")
-        return rewrite_request(line, raised)
+        if (line.file, line.line) == (crash.file, crash.line):
+            return rewrite_request(line, raised=f"It raised {self.dossier.exception.title}.\n")
+        lines = source_lines(line.file)
+        head = function_head("\n".join(lines), line.line)
+        return rewrite_request(line, head="\n".join(lines[head[0] - 1:head[1]]) if head else "")
 
     def rewrite(self, quote: str, reply: str) -> Diagnosis:
         """The diagnosis that REPLY, the corrected code of the line QUOTE, makes."""
@@ -622,15 +629,17 @@ class Suspect(NamedTuple):
     call: str = ""
 
 
-def rewrite_request(line: ShownLine, raised: str = "") -> str:
-    """The request for LINE's corrected code, the line shown as it stands in a block of its own.
+def rewrite_request(line: ShownLine, raised: str = "", head: str = "") -> str:
+    """The request for LINE's corrected code, the line shown as it stands in a block of its own,
+    after HEAD (its function's signature and docstring), followed by RAISED (what it raised).
     Asked for a line only named (`Give the corrected code of FILE:N| code`), the 0.5b wrote a whole new
     function in its place (17 of its 24 kept fixes on the dev corpus, 1 of them right, at 45-75
     tokens each), and a grammar that forbade the `def` made it write `defaverage_price(...`. Shown
     the line, it rewrites or copies it; the 1.5b's results stayed (dev corpus 14/6 against 14/7)."""
     lines = source_lines(line.file)
     code = lines[line.line - 1].rstrip() if 0 < line.line <= len(lines) else line.code
-    return (f"Line {display_path(line.file)}:{line.line} is:\n```python\n{code}\n```\n{raised}"
+    return ((f"It is in:\n```python\n{head}\n```\n" if head else "")
+            + f"Line {display_path(line.file)}:{line.line} is:\n```python\n{code}\n```\n{raised}"
             "Give its corrected code, only this line's, in a ```python block; or null if the line is right.")
 
 
