@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from autodbg.debugger.safe_eval import cut
 
 MAX_CODE = 160  # characters of a definition's statement text
+HEAD_LINES = 4  # of a function's signature and docstring shown with a line of its body
 MAX_ROUNDS = 30  # loop fixed-point iterations; sets only grow, so a handful always suffice
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-HEAD_LINES = 4  # of a function's signature and docstring shown with a line of its body
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 # Methods that change their object in place: `lines.append(x)` is part of where `lines` came from.

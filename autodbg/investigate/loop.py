@@ -387,8 +387,9 @@ class Investigation:
         + ...` as right; told it raised "can only concatenate str (not "int") to str", it added
         `str()`. Any other line comes with its function's signature and docstring: the 1.5b then
         wrote `range((last - first).days + 1)` for "Every night from FIRST to LAST, both included."
-        and `strptime(text, DATE_FORMAT)` for `def parse_date(text):`, which it had copied or
-        swapped wrongly on their own; with the crash line they lost it what it raised (two of two)."""
+        and `strptime(text, DATE_FORMAT)` for `def parse_date(text):`, lines it had copied or
+        swapped wrongly when shown alone. Not the crash line: shown with its function too, the 1.5b
+        copied it in `env-file-split-equals` and `shelf-label-concat-int`, which it fixes without."""
         line = self.seen.lines[quote]
         crash = self.dossier.crash_site
         if (line.file, line.line) == (crash.file, crash.line):
