@@ -208,7 +208,7 @@ def tried(candidate: dict, case, work: Path) -> dict:
     at = in_case(candidate["file"], work)
     result = candidate["trial"]["result"]
     fix = {"file": at, "line": candidate["first"], "line_end": candidate["last"], "fix": candidate["replacement"]}
-    return {"line": candidate["first"], "result": result,
+    return {"line": candidate["first"], "result": result, "moved_on": candidate["trial"]["moved_on"],
             "at_root_cause": at == case.buggy_file and candidate["first"] in case.acceptable_lines,
             "fix_hit": fix_passes(case, fix) if result == "passes" else None}
 

@@ -170,6 +170,9 @@ class FixTrial(Record):
     """How the crashed program ran with the fix, in a probe (autodbg.fix.trial)."""
     result: str  # passes | still fails | fails differently | hangs | not run
     detail: str  # one line: the exception it still raises, or why it was not run
+    # It failed, but neither in the fixed lines nor as before where it crashed: the fix changed
+    # how the program ran, so its line has a part in the failure.
+    moved_on: bool = False
 
     @property
     def passes(self) -> bool:

@@ -50,8 +50,8 @@ ASK = "Give its corrected code, only this line's, in a ```python block; or null 
 
 RAISED = "It raised ZeroDivisionError: division by zero.\n"  # said under the line that crashed, app.py:3
 OPTIONS = ("The wrong code is most likely one of these lines, which made the values that failed:\n"
-           'app.py:8| return scores[1:]\napp.py:2| total = sum(values)\napp.py:7| scores = [int(x) for x in text.split(",") '
-           'if x.strip()]\napp.py:12| print(mean(load_scores("42")))\napp.py:3| return total / len(values)')
+           'app.py:8| return scores[1:]\napp.py:3| return total / len(values)\napp.py:2| total = sum(values)\n'
+           'app.py:7| scores = [int(x) for x in text.split(",") if x.strip()]\napp.py:12| print(mean(load_scores("42")))')
 
 
 # The signature shown with each line of PROGRAM's functions (the line that crashed gets what it raised instead).
@@ -193,11 +193,11 @@ def test_scripted_each_option_is_asked_from_the_same_point_and_the_crash_line_wi
     assert first[-2]["content"] == OPTIONS
     # What was answered for one line (a fix that does not compile, a copy) is not in the conversation
     # the next is asked in.
-    for call, (place, code) in zip(model.calls[2:], [("app.py:2", "    total = sum(values)"),
+    assert model.calls[2]["messages"][-1]["content"] == request_for("app.py:3", "    return total / len(values)", RAISED)
+    for call, (place, code) in zip(model.calls[3:], [("app.py:2", "    total = sum(values)"),
                                                      ("app.py:7", '    scores = [int(x) for x in text.split(",") if x.strip()]'),
                                                      ("app.py:12", '    print(mean(load_scores("42")))')]):
         assert call["messages"] == first[:-1] + [{"role": "user", "content": request_for(place, code)}]
-    assert model.calls[5]["messages"][-1]["content"] == request_for("app.py:3", "    return total / len(values)", RAISED)
     assert "does not compile" in found.diagnosis.fix.problem  # the pick stands, with no fix that ran
     assert found.candidates == []
     text = render_summary(found, dossier)
@@ -210,13 +210,13 @@ def test_scripted_a_fix_that_still_fails_is_kept_as_a_candidate_and_a_passing_on
     session, dossier = uncaught_crash
     line7 = 'app.py:7| scores = [int(x) for x in text.split(",") if x.strip()]'
     doubled = '    scores = [int(x) for x in text.split(",") if x.strip()] * 2'
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[2:]", None, doubled),
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[2:]", None, None, doubled),
                                   reason("the list is too short")])
     found = investigate(session, dossier, model, later())
-    assert model.calls[2]["messages"][-1]["content"] == request_for("app.py:2", "    total = sum(values)")
-    assert model.calls[3]["messages"][-1]["content"] == (
+    assert model.calls[3]["messages"][-1]["content"] == request_for("app.py:2", "    total = sum(values)")
+    assert model.calls[4]["messages"][-1]["content"] == (
         request_for("app.py:7", '    scores = [int(x) for x in text.split(",") if x.strip()]'))
-    assert [c.purpose for c in found.calls] == ["step", "answer", "answer", "answer", "why"]
+    assert [c.purpose for c in found.calls] == ["step", "answer", "answer", "answer", "answer", "why"]
     assert f"what was wrong in {line7}, and why did it make the crash?" in model.calls[-1]["messages"][-1]["content"]
     d = found.diagnosis
     assert (d.line, d.root_cause, d.fix.replacement) == (7, "the list is too short", doubled + "\n")
@@ -256,7 +256,7 @@ def test_scripted_a_fix_that_passes_is_not_asked_again(uncaught_crash):
 def test_scripted_when_no_fix_passes_the_pick_stands_and_says_so(uncaught_crash):
     session, dossier = uncaught_crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done",
-                                  *rewrites("    return scores[2:]", None, "    scores = []", None, None),
+                                  *rewrites("    return scores[2:]", None, None, "    scores = []", None),
                                   *rewrites("    return scores[2:]", None)])  # asked again: the same fix; null
     found = investigate(session, dossier, model, later())
     assert not model.replies
@@ -268,6 +268,22 @@ def test_scripted_when_no_fix_passes_the_pick_stands_and_says_so(uncaught_crash)
     assert found.diagnosis.fix.replacement == "    return scores[2:]\n"
     assert found.diagnosis.fix.trial.result == "still fails"
     assert "ran: it still fails: ZeroDivisionError" in render_summary(found, dossier)
+
+
+def test_scripted_when_no_fix_passes_the_first_that_moved_the_failure_on_stands(uncaught_crash):
+    """Line 7's fix makes `sum` fail on line 2 instead of the division on line 3: that line has a
+    part in the failure, the likeliest option (line 8, which the model left as it is) has none shown."""
+    session, dossier = uncaught_crash
+    padded = '    scores = [int(x) for x in text.split(",") if x.strip()] + [None]'
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(None, None, None, padded, None),
+                                  *rewrites(None)])  # line 7, asked again after the others
+    found = investigate(session, dossier, model, later())
+    assert not model.replies
+    assert [(c.first, c.trial.result, c.trial.moved_on) for c in found.candidates] == [(7, "fails differently", True)]
+    d = found.diagnosis
+    assert (d.line, d.fix.replacement) == (7, padded + "\n")
+    assert "fails differently: TypeError: unsupported operand type(s) for +: 'int' and 'NoneType' (app.py:2)" \
+        in d.root_cause
 
 
 @pytest.mark.parametrize("bad", ["(null) (null) (null) (null) (null)", "division by zero"])
@@ -505,7 +521,7 @@ def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_
     # The lines the replay ran are offered; check() is the specification, not offered.
     options = model.calls[1]["messages"][-2]["content"]
     assert options.endswith("failed:\nbz.py:2| balance = 0\nbz.py:3| for op in operations:\nbz.py:4| balance += op\n"
-                            "bz.py:5| if balance == 0:")
+                            "bz.py:5| if balance == 0:\nbz.py:6| return True")
     # Each is right, it says, until a fix of one passes.
     asked = [call["messages"][-1]["content"].rsplit("Line ", 1)[1].split(ASK)[0] for call in model.calls[1:5]]
     assert asked == ["bz.py:2 is:\n```python\n    balance = 0\n```\n", "bz.py:3 is:\n```python\n    for op in operations:\n```\n",
@@ -526,21 +542,21 @@ def test_a_bare_assert_in_program_code_leaves_its_callers_fixable(tmp_path, monk
 
 def test_scripted_a_copy_of_the_line_is_taken_as_right_and_not_told(uncaught_crash):
     session, dossier = uncaught_crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[1:]", "    total = sum(values) ",
-                                                                          None, None, None)])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[1:]", None, "    total = sum(values) ",
+                                                                          None, None)])
     found = investigate(session, dossier, model, later())
     assert not model.replies
-    assert model.calls[2]["messages"][-1]["content"] == request_for("app.py:2", "    total = sum(values)")
-    assert model.calls[3]["messages"][-1]["content"].startswith("It is in:\n```python\ndef load_scores(text):\n```\nLine app.py:7 is:")
+    assert model.calls[3]["messages"][-1]["content"] == request_for("app.py:2", "    total = sum(values)")
+    assert model.calls[4]["messages"][-1]["content"].startswith("It is in:\n```python\ndef load_scores(text):\n```\nLine app.py:7 is:")
     assert found.candidates == [] and found.diagnosis.line == 8
 
 
 def test_scripted_fix_that_deletes_the_crashing_line_is_refused(uncaught_crash):
     session, dossier = uncaught_crash
-    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(None, None, None, None, "None"),
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(None, "None", None, None, None),
                                   "null"])
     found = investigate(session, dossier, model, later())
-    assert model.calls[-1]["messages"][-1]["content"] == request_for("app.py:3", "    return total / len(values)", RAISED)
+    assert model.calls[2]["messages"][-1]["content"] == request_for("app.py:3", "    return total / len(values)", RAISED)
     assert found.candidates == [] and found.trials == []  # not run: it was refused
     assert found.diagnosis.line == 8 and found.diagnosis.fix is None
 
@@ -605,6 +621,21 @@ def test_a_longer_timeout_plans_more_of_the_models_writing():
     assert planned_tokens(60) == PLANNED_TOKENS  # the default AUTODBG_TIMEOUT: the measured plan
     assert planned_tokens(600) == 10 * PLANNED_TOKENS
     assert planned_tokens(5) == PLANNED_TOKENS  # a short timeout is bounded by time, not by fewer tokens
+
+
+@pytest.mark.parametrize("planned, asks_for_a_command", [(PLANNED_TOKENS, False), (planned_tokens(180), True)])
+def test_the_first_command_is_asked_for_only_when_the_plan_has_room_for_one(uncaught_crash, planned,
+                                                                            asks_for_a_command):
+    """At the default budget no command runs: the evidence is followed by the answer's request, not
+    by a question the model may not answer."""
+    session, dossier = uncaught_crash
+    steps = ["Thought: a\nCommand: done"] if asks_for_a_command else []
+    model = ScriptedStandInModel(steps + rewrites("    return scores") + [reason("drops the first score")])
+    found = investigate(session, dossier, model, Budget(deadline=time.monotonic() + 60, max_turns=3, planned=planned))
+    evidence = model.calls[0]["messages"][1]["content"]
+    assert evidence.startswith(dossier_text(dossier))
+    assert (evidence != dossier_text(dossier)) == asks_for_a_command == ("What is your first command?" in evidence)
+    assert [c.purpose for c in found.calls][0] == ("step" if asks_for_a_command else "answer")
 
 
 @pytest.mark.parametrize("seconds_per_token, turns", [(0.001, 3), (0.2, 0)])

@@ -70,11 +70,11 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         run()
     except SystemExit as exc:
         if exc.code not in (None, 0):
-            return FixTrial("fails differently", f"the program exits with status {exc.code}")
+            return FixTrial("fails differently", f"the program exits with status {exc.code}", watch.reached)
     except BaseException as exc:  # noqa: BLE001 — how the fixed program fails is the answer
         if refusal_in_chain(exc) is not None:
             raise  # the sandbox stopped it: the probe reports that, not a program failure
-        return _failure(exc, exception_type, watch)
+        return _failure(exc, exception_type, watch, crash_site(debugger, file, (first, last), span))
     finally:
         sys.settrace(None)
     if not watch.reached:
@@ -225,18 +225,29 @@ def _check_watch(debugger: Inspector, file: str, replaced: tuple[int, int], span
     that stops it running -- deletes the test's call -- passes nothing); for another exception, the
     line that crashed (a fix that stops it running -- replaces the call that led there with a
     `def` -- checked nothing), but for a `raise`, which a fix rightly avoids."""
+    crash = crash_site(debugger, file, replaced, span)
+    if crash is None:
+        return None
+    filename, line, before = crash
+    if exception_type == "AssertionError":
+        return FinishWatch(filename, line)
+    code = source_lines(filename)
+    if 0 < before <= len(code) and re.match(r"\s*raise\b", code[before - 1]):
+        return None
+    return LineWatch(filename, line)
+
+
+def crash_site(debugger: Inspector, file: str, replaced: tuple[int, int],
+               span: tuple[int, int]) -> tuple[str, int, int] | None:
+    """The program line the crash was raised at (its innermost program frame's): file, its number
+    once lines REPLACED of FILE are the fix's SPAN, and its number before."""
     crash = next((entry for entry in reversed(debugger.stack) if entry.is_user), None)
     if crash is None:
         return None
     line = crash.lineno
     if _same_file(crash.filename, file) and line > replaced[1]:
         line += (span[1] - span[0]) - (replaced[1] - replaced[0])
-    if exception_type == "AssertionError":
-        return FinishWatch(crash.filename, line)
-    code = source_lines(crash.filename)
-    if 0 < crash.lineno <= len(code) and re.match(r"\s*raise\b", code[crash.lineno - 1]):
-        return None
-    return LineWatch(crash.filename, line)
+    return crash.filename, line, crash.lineno
 
 
 def _both(fixed: "FixedCodeWatch", check: _CodeWatch):
@@ -355,21 +366,29 @@ class FixedCodeWatch:
         return any(line is not None and first <= line <= last for _, _, line in code.co_lines())
 
 
-def _failure(exc: BaseException, exception_type: str, watch: FixedCodeWatch) -> FixTrial:
+def _failure(exc: BaseException, exception_type: str, watch: FixedCodeWatch,
+             crashed_at: tuple[str, int, int] | None) -> FixTrial:
     where = _where(exc.__traceback__)
-    text = _describe(exc) + (f" ({where})" if where else "")
+    text = _describe(exc) + (f" ({display_path(where[0])}:{where[1]})" if where else "")
     if not watch.reached:
         text += "; it did not reach the fixed lines"
     elif watch.call:
         text += f"; with the fix, {watch.call}"
-    return FixTrial("still fails" if type(exc).__name__ == exception_type else "fails differently", text)
+    same_kind = type(exc).__name__ == exception_type
+    first, last = watch.span
+    in_fix = where is not None and _same_file(where[0], watch.file) and first <= where[1] <= last
+    as_before = same_kind and where is not None and crashed_at is not None \
+        and _same_file(where[0], crashed_at[0]) and where[1] == crashed_at[1]
+    moved_on = watch.reached and where is not None and not in_fix and not as_before
+    return FixTrial("still fails" if same_kind else "fails differently", text, moved_on)
 
 
-def _where(tb: types.TracebackType | None) -> str:
-    last = ""
+def _where(tb: types.TracebackType | None) -> tuple[str, int] | None:
+    """The file and line of the innermost program frame TB passes through."""
+    last = None
     while tb is not None:
         if is_user_file(tb.tb_frame.f_code.co_filename):
-            last = f"{display_path(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+            last = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
     return last
 

@@ -205,7 +205,7 @@ class Investigation:
     def steps(self) -> None:
         question = candidates_text(self.passing) if self.passing else self.first_question()
         self.messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": dossier_text(self.dossier) + "\n\n" + question}]
+                         {"role": "user", "content": "\n\n".join(filter(None, [dossier_text(self.dossier), question]))}]
         if self.passing:
             self.on_step(None)
             self.choose()
@@ -226,19 +226,27 @@ class Investigation:
         self.answer()
 
     def first_question(self) -> str:
+        """The question after the evidence: for its first command, when the plan has room for one
+        (at the default budget it has none, and the answer's request follows the evidence)."""
+        if not self.commands_planned():
+            return ""
         ask = "What is your first command?"
         state = self.session.state()
-        unseen = unseen_sources(state, self.seen) if self.budget.max_turns and state is not None else []
+        unseen = unseen_sources(state, self.seen) if state is not None else []
         if unseen:  # where a wrong value was made, most often: what the session can show and the evidence cannot
             ask = f"Used by the code above, source not shown: {', '.join(unseen)}.\n{ask}"
         return ask
+
+    def commands_planned(self) -> bool:
+        return self.budget.max_turns > 0 and TYPICAL_STEP + 2 * TYPICAL_ANSWER <= self.budget.planned
 
     def another_turn_fits(self) -> bool:
         """Whether one more command and two answers are likely done by the budget's target, within
         its planned tokens, at the rates the model showed in this crash or, before its first reply,
         in the crash before (then the evidence, still to be read, counts too)."""
         calls = self.findings.calls
-        if self.findings.tokens.generated + TYPICAL_STEP + 2 * TYPICAL_ANSWER > self.budget.planned:
+        if not self.commands_planned() or \
+                self.findings.tokens.generated + TYPICAL_STEP + 2 * TYPICAL_ANSWER > self.budget.planned:
             return False
         rates = measured(calls) if calls else self.budget.rates
         if rates is None:
@@ -339,9 +347,10 @@ class Investigation:
         told were suspect, the 1.5b copied the next as well, the crash line too. The first fix that
         passes stands, with the model's reason for it. A line whose fix ran and failed is asked once
         more, after the others, in its own branch and told how the fix ran: the 1.5b swapped
-        `strptime`'s arguments back only so. When no fix passes, the likeliest option stands,
-        with its fix (if any), how that ran, and a reason said plainly: the model's reasons for a
-        line it could not fix are guesses."""
+        `strptime`'s arguments back only so. When no fix passes, the first option whose fix moved
+        the failure on (FixTrial.moved_on) stands, else the likeliest option, with its fix (if
+        any), how that ran, and a reason said plainly: the model's reasons for a line it could not
+        fix are guesses."""
         trials: dict[tuple, FixTrial] = {}
         answers: dict[str, Diagnosis] = {}  # option -> its diagnosis (with the fix the model wrote, if any)
         retried: set[str] = set()
@@ -375,8 +384,10 @@ class Investigation:
                 if failed(diagnosis) and quote not in retried:  # once more, told how it ran, after the others
                     retried.add(quote)
                     asks.append((quote, self.messages + [{"role": "user", "content": retry_request(trial)}]))
-        passing = [q for q, d in answers.items() if d.fix is not None and d.fix.trial is not None and d.fix.trial.passes]
-        quote = passing[0] if passing else options[0]
+        ran = {q: d.fix.trial for q, d in answers.items() if d.fix is not None and d.fix.trial is not None}
+        passing = [q for q, trial in ran.items() if trial.passes]
+        moved_on = [q for q, trial in ran.items() if trial.moved_on]
+        quote = (passing or moved_on or options)[0]
         kept = answers[quote]
         kept.root_cause = self.reason(quote, kept) if passing else plain_reason(kept)
         self.findings.diagnosis = kept
@@ -488,14 +499,16 @@ class Investigation:
             self.messages += [{"role": "assistant", "content": text}, {"role": "user", "content": asked}]
 
     def options(self, quotes: list[str], suspects: list[Suspect]) -> list[str]:
-        """The lines the first answer chooses among, likeliest first: the suspects' lines (the
-        lines that made the failing values), then the line that crashed; only lines QUOTES (what
-        an answer may name) holds, at most MAX_OPTIONS."""
+        """The lines the answer chooses among, in the order they are asked: the likeliest suspect
+        (a line that made the failing values), the line that crashed, then the other suspects;
+        only lines QUOTES (what an answer may name) holds, at most MAX_OPTIONS. The crash line
+        second, not last: by default only the first two or three are asked in time, and where the
+        crash line was the root cause (8 dev cases) it was asked last and so never fixed."""
         allowed = set(quotes)
         crash = self.dossier.crash_site
         crashed = [q for q, line in self.seen.lines.items() if (line.file, line.line) == (crash.file, crash.line)]
         picked = list(dict.fromkeys(q for suspect in suspects for q in suspect.lines if q in allowed and q not in crashed))
-        return picked[:MAX_OPTIONS - 1] + [q for q in crashed[:1] if q in allowed]
+        return (picked[:1] + [q for q in crashed[:1] if q in allowed] + picked[1:])[:MAX_OPTIONS]
 
     def answerable(self) -> list[str]:
         """The shown lines an answer may name: for a failing assert, not the test that runs it,

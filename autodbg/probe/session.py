@@ -139,7 +139,8 @@ class ProbedSession:
         request = (self.open_debugger, file, first, last, replacement, exception_type, self.redact)
         outcome = run_in_probe(lambda: trial(*request), deadline=seconds)
         if outcome.status == "ok":
-            return FixTrial(outcome.value["result"], self.redactor.scrub(outcome.value["detail"]))
+            return FixTrial(outcome.value["result"], self.redactor.scrub(outcome.value["detail"]),
+                            outcome.value["moved_on"])
         if outcome.status == "timed out":
             return FixTrial("hangs", f"still running after {seconds:g} s")
         why = outcome.detail if outcome.status == "refused" else f"{outcome.status}: {outcome.detail}"
@@ -214,7 +215,7 @@ def trial(open_debugger: Callable[[], Inspector], file: str, first: int, last: i
 
     safe_eval.set_mode("probe")  # values of the fixed call are shown with the probe's reprs
     ran = try_fix(open_debugger(), file, first, last, replacement, exception_type)
-    return {"result": ran.result, "detail": Redactor(redact).scrub(ran.detail)}
+    return {"result": ran.result, "detail": Redactor(redact).scrub(ran.detail), "moved_on": ran.moved_on}
 
 
 def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | None, kind: str, args: dict,
