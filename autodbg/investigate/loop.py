@@ -228,7 +228,7 @@ class Investigation:
     def first_question(self) -> str:
         """The question after the evidence: for its first command, when the plan has room for one
         (at the default budget it has none, and the answer's request follows the evidence)."""
-        if not self.commands_planned():
+        if not (self.budget.max_turns and self.command_fits_plan()):
             return ""
         ask = "What is your first command?"
         state = self.session.state()
@@ -237,16 +237,16 @@ class Investigation:
             ask = f"Used by the code above, source not shown: {', '.join(unseen)}.\n{ask}"
         return ask
 
-    def commands_planned(self) -> bool:
-        return self.budget.max_turns > 0 and TYPICAL_STEP + 2 * TYPICAL_ANSWER <= self.budget.planned
+    def command_fits_plan(self) -> bool:
+        """Whether one more command and two answers fit the plan's tokens, after those made so far."""
+        return self.findings.tokens.generated + TYPICAL_STEP + 2 * TYPICAL_ANSWER <= self.budget.planned
 
     def another_turn_fits(self) -> bool:
         """Whether one more command and two answers are likely done by the budget's target, within
         its planned tokens, at the rates the model showed in this crash or, before its first reply,
         in the crash before (then the evidence, still to be read, counts too)."""
         calls = self.findings.calls
-        if not self.commands_planned() or \
-                self.findings.tokens.generated + TYPICAL_STEP + 2 * TYPICAL_ANSWER > self.budget.planned:
+        if not self.command_fits_plan():
             return False
         rates = measured(calls) if calls else self.budget.rates
         if rates is None:
