@@ -144,11 +144,12 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
 
 
 def search_fixes(session: ProbedSession, result: Result, settings: Settings, console, started: float) -> None:
-    """Where a failing test says when a change works, look for one without the model (it loads
-    meanwhile) and show what was found."""
-    from autodbg.investigate.search import budget_for, search, searchable
+    """Look for a fix by small changes without the model (it loads meanwhile) and show what was
+    found: where a failing test says when a change works, any change; elsewhere the few kinds that
+    a run to the end rarely misjudges (autodbg.investigate.search)."""
+    from autodbg.investigate.search import budget_for, search
 
-    if not (session.probes and searchable(result.dossier)):
+    if not session.probes:
         return
     begun = time.monotonic()
     result.search = search(session, result.dossier, min(begun + budget_for(settings.timeout), started + settings.timeout))

@@ -168,7 +168,9 @@ class Turn(Record):
 @dataclass
 class FixTrial(Record):
     """How the crashed program ran with the fix, in a probe (autodbg.fix.trial)."""
-    result: str  # passes | still fails | fails differently | hangs | not run
+    # passes | guards (ran to the end, but only behind a condition or default the fix added to the
+    # line that crashed) | still fails | fails differently | hangs | not run
+    result: str
     detail: str  # one line: the exception it still raises, or why it was not run
     # It failed, but neither in the fixed lines nor as before where it crashed: the fix changed
     # how the program ran, so its line has a part in the failure.
@@ -215,6 +217,7 @@ class Candidate(Record):
 class Search(Record):
     """The search for a fix without a model (autodbg.investigate.search): small changes of the
     lines that made the failing values, each run on the crashed program in a probe."""
+    proof: str  # what says a change works: test (the failing test ran to its end) | run (the program did)
     lines: int  # lines whose changes were tried
     tried: int  # changes run
     outcomes: dict[str, int]  # how many ended how: passes, still fails, fails differently, hangs, not run

@@ -7,6 +7,8 @@ follows the terminal: none when stderr is not a TTY or NO_COLOR is set.
 
 from __future__ import annotations
 
+import difflib
+
 import os
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -100,18 +102,27 @@ class SearchView:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         s = self.search
-        yield Text("")
+        what = "the failing test runs to its end" if s.proof == "test" else "the crashed program runs to its end"
         if not s.passing:
-            yield Text(f"no fix found: {s.tried} small changes of {s.lines} lines tried, each in a sandboxed copy "
-                       f"({s.seconds:.1f} s); with none of them the failing test runs to its end", style="dim")
+            if s.proof == "test":  # elsewhere few changes are tried: not worth a line when none worked
+                yield Text("")
+                yield Text(f"no fix found: {s.tried} small changes of {s.lines} lines tried, each in a sandboxed copy "
+                           f"({s.seconds:.1f} s); with none of them {what}", style="dim")
             return
-        yield Text(f"with these changes the failing test runs to its end ({s.tried} small changes of {s.lines} lines "
-                   f"tried, each in a sandboxed copy, no model):", style="bold")
+        yield Text("")
+        yield Text(f"with these changes {what} ({s.tried} small changes of {s.lines} lines tried, each in a "
+                   f"sandboxed copy, no model):", style="bold")
         for candidate in s.passing:
-            was = " ".join(candidate.code.split())
-            now = " ".join(candidate.replacement.split()) or "(line deleted)"
-            yield Text.assemble("  ", (f"{candidate.display_file}:{candidate.first}", "bold"), ": ", was, "  →  ",
-                                (now, "green"))
+            where = (f"{candidate.display_file}:{candidate.first}", "bold")
+            old, new = candidate.code.splitlines(), candidate.replacement.splitlines()
+            if len(old) == len(new) == 1 or not new:
+                now = " ".join(candidate.replacement.split()) or "(line deleted)"
+                yield Text.assemble("  ", where, ": ", " ".join(candidate.code.split()), "  →  ", (now, "green"))
+                continue
+            yield Text.assemble("  ", where, ":")  # lines added or removed: only those, as a diff
+            for line in difflib.ndiff(old, new):
+                if line[:1] in "+-":
+                    yield Text("    " + line, style="green" if line[0] == "+" else "red")
 
 
 class SummaryView:
@@ -156,6 +167,8 @@ def trial_line(trial: FixTrial) -> Text:
     """What happened when the crashed program ran again with the fix, in a probe."""
     if trial.passes:
         return Text(f"ran: {trial.detail}", style="green")
+    if trial.result == "guards":
+        return Text(f"ran: {trial.detail}", style="yellow")
     if trial.result == "not run":
         return Text(f"not run: {trial.detail}", style="dim")
     return Text(f"ran: it {trial.result}: {trial.detail}", style="yellow")

@@ -239,3 +239,24 @@ def test_a_fix_that_stops_a_raised_line_from_running_is_not_run(tmp_path):
     ran = trial(tmp_path, {"prog.py": source}, {"first": 6, "last": 6, "new": "print(0)\n"})
     assert ran == {"result": "not run", "detail": "with the fix, the line that crashed no longer runs, so nothing "
                                                   "checked the fix", "moved_on": False}
+
+
+@pytest.mark.parametrize("new, what", [
+    ("            guests[(arrival - first).days + offset if offset < 1 else -1] = name\n", "a condition"),
+    ("            if (arrival - first).days + offset < len(guests):\n"
+     "                guests[(arrival - first).days + offset] = name\n", "a condition"),
+    ("            try:\n                guests[(arrival - first).days + offset] = name\n"
+     "            except IndexError:\n                pass\n", "a try"),
+])
+def test_a_fix_that_only_guards_the_line_that_crashed_is_said_to_guard_it(tmp_path, new, what):
+    """The program then runs to its end whether or not the value that failed was right: not a pass."""
+    ran = trial(tmp_path, {"prog.py": CALENDAR}, {"first": 15, "last": 15, "new": new})
+    assert ran["result"] == "guards"
+    assert ran["detail"] == (f"with this fix the crashed program runs to the end, but only because the fix adds {what} "
+                             "to the line that failed: the value it failed on may still be wrong")
+
+
+def test_a_guard_where_the_failing_value_was_made_is_a_pass(tmp_path):
+    """Away from the line that crashed, a condition is a change like any other."""
+    guarded = "    return [first + timedelta(days=offset) for offset in range((last - first).days + 1) if True]\n"
+    assert trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(guarded))["result"] == "passes"

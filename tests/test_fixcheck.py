@@ -158,6 +158,10 @@ def test_file_on_disk_is_never_modified(target):
     ("if a:\n\n    b()", "    ", ["    if a:\n", "\n", "        b()\n"]),
     ("", "    ", []),
     ("\tx\n\t\ty", "", ["x\n", "    y\n"]),
+    # A `return` added after the last statement of a nested block ends that block.
+    ("            merged[key] = value\n    return merged\n", "            ",
+     ["            merged[key] = value\n", "    return merged\n"]),
+    ("        x = 1\n    y = 2", "    ", ["    x = 1\n", "y = 2\n"]),
 ])
 def test_reindent(text, indent, expected):
     assert reindent(text, indent) == expected

@@ -21,7 +21,7 @@ from autodbg.investigate.loop import TRIMMED, Seen, frames_shown
 from autodbg.investigate.answer import make_diagnosis, specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
-from autodbg.records import ModelCall, ModelInfo, Rates, Result, Timings
+from autodbg.records import Candidate, ModelCall, ModelInfo, Rates, Result, Search, Timings
 from autodbg.report import SummaryView
 from conftest import clean_env
 from crashkit import BELOW_ZERO, ScriptedStandInModel, fixed
@@ -284,6 +284,43 @@ def test_scripted_when_no_fix_passes_the_first_that_moved_the_failure_on_stands(
     assert (d.line, d.fix.replacement) == (7, padded + "\n")
     assert "fails differently: TypeError: unsupported operand type(s) for +: 'int' and 'NoneType' (app.py:2)" \
         in d.root_cause
+
+
+def test_scripted_a_guard_on_the_line_that_crashed_is_no_pass_and_stands_only_when_nothing_passes(uncaught_crash):
+    """`... if values else 0.0` on the line that crashed runs to the end whatever `values` was: the
+    other lines are asked, and with none fixed it stands, said to be only a guard."""
+    session, dossier = uncaught_crash
+    guarded = "    return total / len(values) if values else 0.0"
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(None, guarded, None, None, None)])
+    found = investigate(session, dossier, model, later())
+    assert not model.replies  # every option was asked: the guard did not end the answer
+    assert [(c.first, c.trial.result) for c in found.candidates] == [(3, "guards")]
+    d = found.diagnosis
+    assert (d.line, d.fix.replacement, d.fix.trial.result) == (3, guarded + "\n", "guards")
+    assert d.root_cause == (
+        "app.py:3: `return total / len(values)` is most likely wrong; `return total / len(values) if values else 0.0` "
+        "instead was tried, and with it the crashed program runs to the end, but only because the fix adds a "
+        "condition to the line that failed: the value it failed on may still be wrong.")
+    assert "ran: with this fix the crashed program runs to the end, but only because" in render_summary(found, dossier)
+
+
+def test_scripted_a_change_the_search_ran_to_the_end_is_taken_at_its_lines_turn(uncaught_crash):
+    """Where only a run can tell, the search's change of an option's line stands in for asking the
+    model for that line; the model is shown it and says why."""
+    session, dossier = uncaught_crash
+    code, new = "    return scores[1:]\n", "    return scores\n"
+    trial = session.try_fix(dossier.crash_site.file, 8, 8, new, "ZeroDivisionError")  # a real run, in a probe
+    assert trial.passes
+    found_by_search = Search("run", 5, 9, {"passes": 1, "still fails": 8}, 0.1,
+                             [Candidate(dossier.crash_site.file, "app.py", 8, 8, code, new, "drop", trial)])
+    model = ScriptedStandInModel(["Thought: x\nCommand: done", reason("it drops the only score")])
+    found = investigate(session, dossier, model, later(), search=found_by_search)
+    assert [c.purpose for c in found.calls] == ["step", "why"]  # line 8 was not asked for
+    assert model.calls[-1]["messages"][-2]["content"].startswith(OPTIONS)
+    assert model.calls[-1]["messages"][-1]["content"].startswith(
+        "I changed it to:\n```python\n    return scores\n```\nand ran it: with this fix the crashed program now runs")
+    d = found.diagnosis
+    assert (d.line, d.fix.replacement, d.fix.trial.passes, d.root_cause) == (8, new, True, "it drops the only score")
 
 
 @pytest.mark.parametrize("bad", ["(null) (null) (null) (null) (null)", "division by zero"])

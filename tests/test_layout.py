@@ -91,7 +91,7 @@ def a_full_result() -> Result:
     return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
                   candidates=[Candidate("/p/app.py", "app.py", 1, 1, "n = 0\n", "n = 1\n", "model", FixTrial("passes", "ran"))],
                   diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"),
-                  search=Search(3, 20, {"passes": 1, "still fails": 19}, 0.4,
+                  search=Search("test", 3, 20, {"passes": 1, "still fails": 19}, 0.4,
                                 [Candidate("/p/app.py", "app.py", 1, 1, "n = 0\n", "n = 1\n", "constant", FixTrial("passes", "ran"))]),
                   timings=Timings(1.0, 0.1, 0.4, 2.0, [0.2], 0.5, 5.0),
                   model_calls=[ModelCall("step", 1.0, 0.4, 900, 300, 20, 8, 1, 1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from autodbg.investigate.loop import Budget, investigate
-from autodbg.investigate.search import CANDIDATE_SECONDS, Place, search, search_places, searchable
+from autodbg.investigate.search import CANDIDATE_SECONDS, RUN_KINDS, Place, proof, search, search_places
 from autodbg.probe.session import ProbedSession
 from autodbg.records import Candidate, FixTrial, Search
 from conftest import clean_env, run_py
@@ -53,7 +53,7 @@ def crashed(directory, monkeypatch, source: str, name: str = "prog.py"):
 
 def test_the_search_finds_the_one_token_fix_of_a_failing_test(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
-    assert searchable(dossier)
+    assert proof(dossier) == "test"
     places = search_places(dossier)
     # the lines the replayed call ran, the last to run first; never the test (lines 10-16)
     assert [p.line for p in places][:5] == [6, 5, 4, 3, 2] and all(p.line < 10 for p in places)
@@ -85,12 +85,59 @@ def test_changes_that_loop_are_stopped_and_the_search_keeps_its_deadline(tmp_pat
     assert time.monotonic() - started < 3 + CANDIDATE_SECONDS
 
 
-def test_no_search_where_no_test_says_when_a_change_works(tmp_path, monkeypatch):
-    _, dossier = crashed(tmp_path, monkeypatch, SCRIPT)
-    assert not searchable(dossier)  # "no longer raises" would reward changes that only hide the crash
+# A plain crash (no test): `parse_date` swapped strptime's arguments; `total` sums a generator
+# that `count` already consumed; `describe` hides the crash if its division is made `*`.
+SWAPPED = """\
+from datetime import datetime
+
+FORMAT = "%Y-%m-%d"
+
+
+def parse_date(text):
+    return datetime.strptime(FORMAT, text).date()
+
+
+def describe(days):
+    return f"{len(days)} days, {100 / len(days):.0f}% each"
+
+
+print(describe([parse_date("2024-05-01")]))
+"""
+
+
+def test_where_no_test_says_when_a_change_works_only_few_kinds_of_change_are_tried(tmp_path, monkeypatch):
+    """"No longer raises" rewards changes that hide a crash: a plain crash gets the kinds of change
+    that were right whenever they ran to the end on the dev corpus (arguments swapped, a list for an
+    iterator, a missing `return`), starting at the line that crashed."""
+    session, dossier = crashed(tmp_path, monkeypatch, SWAPPED)
+    assert proof(dossier) == "run"
+    assert search_places(dossier)[0] == Place(str(tmp_path / "prog.py"), 7)  # the line that crashed
+    found = search(session, dossier, time.monotonic() + 10)
+    assert found.proof == "run"
+    assert [(c.first, c.replacement, c.change) for c in found.passing] == [
+        (7, "    return datetime.strptime(text, FORMAT).date()\n", "arguments")]
+    assert found.passing[0].trial.result == "passes"
+    # 17 kinds of change would have been tried in a failing test; here only these ran
+    assert found.tried <= 3 and set(RUN_KINDS) == {"arguments", "list", "return"}
+
+
+def test_a_bare_assert_in_program_code_is_no_test(tmp_path, monkeypatch):
     _, dossier = crashed(tmp_path, monkeypatch, "def apply(rate):\n    assert 0 < rate < 1\n    return rate\n\n\n"
                                                 "apply(1.5)\n", "sale.py")
-    assert not searchable(dossier)  # a bare assert in program code checks its caller's value: no test
+    assert proof(dossier) == "run"  # it checks its caller's value
+
+
+def test_an_empty_range_or_the_same_program_twice_is_not_tried(tmp_path, monkeypatch):
+    """`range(4, 1)` (arguments swapped) runs no loop, so any program "runs to its end"; a `return`
+    added after a loop's last line is the same program as one added after the loop."""
+    source = ("def podium(ranked):\n    return [ranked[place] for place in range(1, 4)]\n\n\n"
+              "def merge(a, b):\n    merged = dict(a)\n    for key in b:\n        merged[key] = b[key]\n\n\n"
+              "print(podium(['a', 'b', 'c']), merge({}, {'x': 1}).keys())\n")
+    session, dossier = crashed(tmp_path, monkeypatch, source)
+    found = search(session, dossier, time.monotonic() + 10, [Place(str(tmp_path / "prog.py"), n) for n in (2, 7, 8)])
+    assert "range(4, 1)" not in "".join(c.replacement for c in found.passing)
+    # `list(b)`, `return key`, `return merged`: each `return` once, not after line 7 and after line 8
+    assert found.tried == sum(found.outcomes.values()) == 3
 
 
 def two_fixes(session, dossier) -> Search:
@@ -99,7 +146,7 @@ def two_fixes(session, dossier) -> Search:
     right = found.passing[0]
     other = Candidate(right.file, right.display_file, 2, 2, "    balance = 0\n", "    balance = 1\n", "constant",
                       FixTrial("passes", "with this fix the failing assertion holds"))
-    return Search(found.lines, found.tried, found.outcomes, found.seconds, [other, right])
+    return Search(found.proof, found.lines, found.tried, found.outcomes, found.seconds, [other, right])
 
 
 def choice(root_cause: str, fix: str) -> str:

@@ -88,15 +88,72 @@ def does_nothing(replacement: str) -> bool:
                for node in tree.body)
 
 
+def added_guard(old: str, new: str) -> str | None:
+    """What NEW, replacing the code OLD, adds that lets the code go on without doing what failed:
+    a condition (`x if c else y`, `if`, a comprehension's filter), a short-circuit (`c and x`), a
+    default (`.get(k, d)`, `getattr(o, n, d)`), a `try`; None when it adds none of these. On the
+    line that crashed, such a fix makes the error go away whether or not the value it failed on
+    was right: `customer.name if customer else ""` runs, and the lookup that returned None is
+    still wrong."""
+    before, after = _nodes(old), _nodes(new)
+    if before is None or after is None:
+        return None
+    for what, count in GUARDS:
+        if count(after) > count(before):
+            return what
+    return None
+
+
+def _nodes(code: str) -> list[ast.AST] | None:
+    """The syntax nodes of CODE, lines of a statement; a compound statement's header alone (`for x
+    in y:`) gets a body so it parses."""
+    text = textwrap.dedent(code).strip("\n")
+    for attempt in (text, text + "\n    pass"):
+        try:
+            return list(ast.walk(ast.parse(attempt)))
+        except SyntaxError:
+            continue
+    return None
+
+
+def _calls(nodes: list[ast.AST], name: str, args: int) -> int:
+    """Calls of NAME (a function or a method) with ARGS positional arguments among NODES."""
+    return sum(1 for n in nodes if isinstance(n, ast.Call) and len(n.args) == args
+               and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)) == name)
+
+
+GUARDS = (
+    ("a condition", lambda ns: sum(isinstance(n, (ast.IfExp, ast.If)) for n in ns)
+     + sum(len(n.ifs) for n in ns if isinstance(n, ast.comprehension))),
+    ("a short-circuit", lambda ns: sum(isinstance(n, ast.BoolOp) for n in ns)),
+    ("a default", lambda ns: _calls(ns, "get", 2) + _calls(ns, "getattr", 3)),
+    ("a try", lambda ns: sum(isinstance(n, (ast.Try, getattr(ast, "TryStar", ast.Try))) for n in ns)),
+)
+
+
 def reindent(replacement: str, indent: str) -> list[str]:
-    """Shift REPLACEMENT so its least-indented line starts at INDENT, keeping relative indents."""
+    """Shift REPLACEMENT so its first line starts at INDENT, keeping relative indents: a line may
+    end a block below the first (`    merged[key] = value` then `return merged`, a `return` added at
+    the function's end)."""
     body = replacement.expandtabs(4).rstrip("\n").splitlines()
     while body and not body[0].strip():
         body.pop(0)
     if not body:
         return []
-    least = min(len(l) - len(l.lstrip()) for l in body if l.strip())
-    return [(indent + l[least:] if l.strip() else "") + "\n" for l in body]
+    first = _width(body[0])
+    out = []
+    for line in body:
+        if not line.strip():
+            out.append("\n")
+        elif _width(line) >= first:
+            out.append(indent + line[first:] + "\n")
+        else:  # below the first line's block: as far below INDENT
+            out.append(" " * max(0, len(indent.expandtabs(4)) - (first - _width(line))) + line.lstrip() + "\n")
+    return out
+
+
+def _width(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _indent(line: str) -> str:

@@ -18,6 +18,7 @@ import types
 
 from autodbg.debugger.core import Inspector, display_path, is_user_file, source_lines
 from autodbg.debugger.safe_eval import safe_repr
+from autodbg.fix.check import added_guard
 from autodbg.fix.lines import python_lines, replace_lines
 from autodbg.probe import sandbox
 from autodbg.probe.fork import refusal_in_chain
@@ -53,7 +54,8 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         raise NotRunnable("no frame of the program to run again")
     try:
         with open(file, encoding="utf-8") as f:
-            patched = replace_lines(f.read(), first, last, replacement)
+            original = f.read()
+        patched = replace_lines(original, first, last, replacement)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise NotRunnable(f"cannot read {display_path(file)}: {exc}") from None
     span = (first, first + max(len(python_lines(replacement)), 1) - 1)
@@ -85,7 +87,21 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
         return FixTrial("not run", f"it ran on past something the sandbox refused: {sandbox.refusals[refused_before]}")
     if isinstance(check, FinishWatch):
         return FixTrial("passes", "with this fix the failing assertion holds, and the code that holds it runs to its end")
+    guard = _guard_at_crash(debugger, file, first, last, original, replacement)
+    if guard is not None:
+        return FixTrial("guards", f"with this fix the crashed program runs to the end, but only because the fix adds "
+                                  f"{guard} to the line that failed: the value it failed on may still be wrong")
     return FixTrial("passes", "with this fix the crashed program now runs to the end without an exception")
+
+
+def _guard_at_crash(debugger: Inspector, file: str, first: int, last: int, original: str,
+                    replacement: str) -> str | None:
+    """What guard (fix.check.added_guard) REPLACEMENT adds, when lines FIRST..LAST of FILE that it
+    replaces hold the line that crashed; None otherwise."""
+    crash = next((entry for entry in reversed(debugger.stack) if entry.is_user), None)
+    if crash is None or not (first <= crash.lineno <= last and _same_file(crash.filename, file)):
+        return None
+    return added_guard("".join(python_lines(original)[first - 1:last]), replacement)
 
 
 def _running_frames() -> set[int]:

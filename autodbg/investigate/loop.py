@@ -65,6 +65,7 @@ TYPICAL_REASON = 55  # tokens of a root cause asked for on its own (the 1.5b's: 
 REASON_SLOWER = 2
 UNSEEN_SOURCES = 6
 TRIMMED = "[older output trimmed to fit the context]"
+OPTIONS_HEADER = "The wrong code is most likely one of these lines, which made the values that failed:\n"
 
 
 def planned_tokens(timeout: float) -> int:
@@ -188,7 +189,11 @@ class Investigation:
     def __init__(self, session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
                  on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> None:
         self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
-        self.passing = search.passing if search is not None else []  # fixes the search found
+        # Changes the search found: proven by the failing test (the model picks and explains), or
+        # changes with which the program runs to its end (each is taken when its line's turn comes).
+        found = search.passing if search is not None else []
+        self.passing = found if search is not None and search.proof == "test" else []
+        self.ran_to_end = {(c.file, c.first): c for c in found} if not self.passing else {}
         self.seen = Seen(session.state(), dossier)
         self.findings = Findings()
         self.messages: list[dict] = []
@@ -344,26 +349,33 @@ class Investigation:
         """Ask for the corrected code of each of OPTIONS in turn, likeliest first, while the plan has
         room, and run each fix on the crashed program in a probe. Each line is asked from the same
         point of the conversation (its evaluated state shared): after copying a line or two it was
-        told were suspect, the 1.5b copied the next as well, the crash line too. The first fix that
-        passes stands, with the model's reason for it. A line whose fix ran and failed is asked once
-        more, after the others, in its own branch and told how the fix ran: the 1.5b swapped
-        `strptime`'s arguments back only so. When no fix passes, the first option whose fix moved
-        the failure on (FixTrial.moved_on) stands, else the likeliest option, with its fix (if
-        any), how that ran, and a reason said plainly: the model's reasons for a line it could not
-        fix are guesses."""
+        told were suspect, the 1.5b copied the next as well, the crash line too. Where the search
+        found a change of the line with which the program runs to its end, that change is taken
+        instead of asking. The first fix that passes stands, with the model's reason for it. A line
+        whose fix ran and failed is asked once more, after the others, in its own branch and told
+        how the fix ran: the 1.5b swapped `strptime`'s arguments back only so. When no fix passes,
+        the first that ran to the end behind a guard it added to the line that crashed stands
+        (FixTrial "guards"), then the first option whose fix moved the failure on (FixTrial.moved_on),
+        else the likeliest option, with its fix (if any), how that ran, and a reason said plainly:
+        the model's reasons for a line it could not fix are guesses."""
         trials: dict[tuple, FixTrial] = {}
         answers: dict[str, Diagnosis] = {}  # option -> its diagnosis (with the fix the model wrote, if any)
         retried: set[str] = set()
-        conversation = self.messages + [{"role": "user", "content": "The wrong code is most likely one of these "
-                                         "lines, which made the values that failed:\n" + "\n".join(options)}]
+        searched: str | None = None  # the option whose fix the search found
+        conversation = self.messages + [{"role": "user", "content": OPTIONS_HEADER + "\n".join(options)}]
         asks = [(quote, conversation + [{"role": "user", "content": self.rewrite_request(quote)}]) for quote in options]
         while asks:
             quote, self.messages = asks.pop(0)
+            line = self.seen.lines[quote]
+            change = self.ran_to_end.get((line.file, line.line))
+            if change is not None and quote not in answers:
+                self.messages = self.messages[:-1]  # not asked: the reason's request shows the change
+                answers[quote], searched = candidate_diagnosis(change, ""), quote
+                break
             if answers and not self.rewrite_fits():
                 break
-            code = self.seen.lines[quote].code
             try:
-                reply = self.ask("answer", code_grammar(code), code_max_chars(code), self.budget.deadline)
+                reply = self.ask("answer", code_grammar(line.code), code_max_chars(line.code), self.budget.deadline)
             except EngineError:
                 if not answers:
                     raise
@@ -386,10 +398,11 @@ class Investigation:
                     asks.append((quote, self.messages + [{"role": "user", "content": retry_request(trial)}]))
         ran = {q: d.fix.trial for q, d in answers.items() if d.fix is not None and d.fix.trial is not None}
         passing = [q for q, trial in ran.items() if trial.passes]
+        guarding = [q for q, trial in ran.items() if trial.result == "guards"]
         moved_on = [q for q, trial in ran.items() if trial.moved_on]
-        quote = (passing or moved_on or options)[0]
+        quote = (passing or guarding or moved_on or options)[0]
         kept = answers[quote]
-        kept.root_cause = self.reason(quote, kept) if passing else plain_reason(kept)
+        kept.root_cause = self.reason(quote, kept, told=quote == searched) if passing else plain_reason(kept)
         self.findings.diagnosis = kept
 
     def rewrite_request(self, quote: str) -> str:
@@ -430,11 +443,14 @@ class Investigation:
         cost = REWRITE_REQUEST * rates.per_prompt_token + TYPICAL_REWRITE * rates.per_token + trial
         return time.monotonic() + cost <= self.budget.target
 
-    def reason(self, quote: str, diagnosis: Diagnosis) -> str:
+    def reason(self, quote: str, diagnosis: Diagnosis, told: bool = False) -> str:
         """Why the line QUOTE was wrong, DIAGNOSIS's fix of it having passed: in the model's words
-        when the plan has room and it gives a readable answer, else said plainly."""
+        when the plan has room and it gives a readable answer, else said plainly. TOLD: the fix is
+        not the model's own (the search found it), so it is shown first."""
         if self.findings.tokens.generated + TYPICAL_REASON <= self.budget.planned and self.reason_fits():
-            self.messages.append({"role": "user", "content": f"I ran it: {diagnosis.fix.trial.detail}. In one or two "
+            fix = diagnosis.fix
+            ran = (f"I changed it to:\n```python\n{fix.replacement.rstrip()}\n```\nand ran it" if told else "I ran it")
+            self.messages.append({"role": "user", "content": f"{ran}: {fix.trial.detail}. In one or two "
                                   f"sentences: what was wrong in {quote}, and why did it make the crash? Answer in "
                                   "JSON: root_cause."})
             try:
@@ -579,8 +595,10 @@ def candidate_diagnosis(candidate: Candidate, root_cause: str) -> Diagnosis:
 
 
 def readable(root_cause: str, dossier: Dossier) -> bool:
-    """Whether ROOT_CAUSE says in words what is wrong: not empty, not junk, not the error message again."""
-    return bool(root_cause) and not junk(root_cause, code=False) and echo(root_cause, dossier) is None
+    """Whether ROOT_CAUSE says in words what is wrong: not empty, not junk, not the error message
+    again, nor the list of lines it was asked about (the 0.5b copied it once)."""
+    return (bool(root_cause) and not junk(root_cause, code=False) and echo(root_cause, dossier) is None
+            and OPTIONS_HEADER[:40] not in root_cause)
 
 
 def model_candidate(diagnosis: Diagnosis) -> Candidate:
@@ -601,25 +619,39 @@ def plain_reason(diagnosis: Diagnosis) -> str:
     fix = diagnosis.fix
     if fix is None or not fix.usable:
         return f"{where} made a value the failing line used and is most likely wrong."
-    now = " ".join(fix.replacement.split()) or "nothing"
+    change = change_text([lines[n - 1] for n in range(diagnosis.line, diagnosis.line_end + 1) if n <= len(lines)],
+                         fix.replacement.splitlines())
     if fix.trial is not None and fix.trial.passes:
-        return f"{where} is wrong: {fix.trial.detail.replace('with this fix ', f'with `{now}` instead, ', 1)}."
+        return f"{where} is wrong: {fix.trial.detail.replace('with this fix ', f'with {change}, ', 1)}."
     ran = f", and with it the crashed program {ran_text(fix.trial)}" if fix.trial is not None else ""
-    return f"{where} is most likely wrong; `{now}` instead was tried{ran}."
+    return f"{where} is most likely wrong; {change} was tried{ran}."
+
+
+def change_text(old: list[str], new: list[str]) -> str:
+    """What a fix of lines OLD to NEW does, in a few words: "`x` instead", or, where it keeps them
+    and adds lines, "`return merged` added after it"."""
+    added = [line.strip() for line in new if line.strip() and line.strip() not in {o.strip() for o in old}]
+    kept = [line.strip() for line in new if line.strip() in {o.strip() for o in old}]
+    if added and len(kept) == len([o for o in old if o.strip()]) and new and new[0].strip() == old[0].strip():
+        return f"`{'; '.join(added)}` added after it"
+    return f"`{' '.join(' '.join(new).split()) or 'nothing'}` instead"
 
 
 def ran_text(trial: FixTrial) -> str:
     """How a fix's run ended, to follow "the crashed program"."""
     if trial.passes:
         return "ran to its end"
+    if trial.result == "guards":
+        return trial.detail.removeprefix("with this fix the crashed program ")
     if trial.result == "not run":
         return f"was not run ({trial.detail})"
     return f"{trial.result}: {trial.detail}" if trial.result != "hangs" else "hangs"
 
 
 def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
-    """Which answer to keep: one whose fix ran and passed, then one with a usable fix, then any
-    readable one; one that only repeats the error message before none; junk never."""
+    """Which answer to keep: one whose fix ran and passed, then one whose fix ran to the end behind
+    a guard, then one with a usable fix, then any readable one; one that only repeats the error
+    message before none; junk never."""
     if diagnosis is None or (problem is not None and "junk" in problem):
         return 0
     if problem is not None:
@@ -627,7 +659,9 @@ def rank(diagnosis: Diagnosis | None, problem: str | None) -> int:
     fix = diagnosis.fix
     if fix is None or not fix.usable:
         return 2
-    return 4 if fix.trial is not None and fix.trial.passes else 3
+    if fix.trial is not None and fix.trial.passes:
+        return 5
+    return 4 if fix.trial is not None and fix.trial.result == "guards" else 3
 
 
 def failed(diagnosis: Diagnosis | None) -> bool:

@@ -1,11 +1,14 @@
 """Look for a fix without a model: small changes (autodbg.fix.mutate) of the lines that made the
 failing values, each run on the crashed program in a probe (autodbg.fix.trial), likeliest first.
 
-Only where the crash is a failing test of the program's own functions (`assert parse(s) == 3`),
-whose assertion -- and the rest of its test function -- is the specification a change must meet:
-there "with this change the failing test runs to its end" is strong evidence, where "the program
-no longer raises" would reward changes that only hide a crash. Small models recognise a right
-line better than they find one; the search finds, the model (when there is one) explains.
+Where the crash is a failing test of the program's own functions (`assert parse(s) == 3`), its
+assertion -- and the rest of its test function -- is the specification a change must meet: "with
+this change the failing test runs to its end" is strong evidence (proof "test"), and every kind of
+change is tried. Elsewhere a run can only show that the program no longer raises, which a change
+that hides the crash shows too (proof "run"): there only the kinds of change that were right
+whenever they let a dev-corpus program run to its end are tried (RUN_KINDS), and the line that
+crashed is among the places. Small models recognise a right line better than they find one; the
+search finds, the model (when there is one) explains.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
+import re
+
 from autodbg.debugger.core import display_path, source_lines
+from autodbg.fix.lines import replace_lines
 from autodbg.fix.mutate import Mutant, mutants
 from autodbg.investigate.answer import hiding, likeliest_first, specification_lines
 from autodbg.probe.session import ProbedSession
@@ -26,6 +32,12 @@ CANDIDATE_SECONDS = 1.0  # one changed program's run: tests run in milliseconds;
 MAX_PASSING = 3  # changes that pass, offered to the model
 MORE_AFTER_PASSING = 30  # changes tried after the first that passes, looking for others to offer
 LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried after every line's other changes
+# The changes tried where only a run can tell (proof "run"). On the dev corpus's plain crashes,
+# every change of one line that let the program run to its end, by kind (right / wrong by the
+# case's test): arguments 3/2, a list for an iterator 1/0, a missing `return` 1/0; constants 0/15,
+# operators 1/22, dropped operands 2/15, other variables 2/24.
+RUN_KINDS = ("arguments", "list", "return")
+EMPTY_RANGE = re.compile(r"\brange\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
 
 
 @dataclass(frozen=True)
@@ -34,18 +46,21 @@ class Place:
     line: int
 
 
-def searchable(dossier: Dossier) -> bool:
-    """Whether a failing test of the program's functions says when a change works."""
-    return bool(specification_lines(dossier))
+def proof(dossier: Dossier) -> str:
+    """What says a change works: a failing test of the program's functions ("test"), or only that
+    the crashed program runs to its end ("run")."""
+    return "test" if specification_lines(dossier) else "run"
 
 
 def search_places(dossier: Dossier) -> list[Place]:
-    """The lines to change, likeliest first: the lines that ran in the calls the failing line made
-    (replayed; the last to run first), then the lines that made the failing line's values; not
-    the test itself."""
-    places = [Place(replay.file, line) for replay in dossier.replays for line in replay.lines]
-    places += [Place(o.file, o.line) for o in likeliest_first(dossier.origins)]
+    """The lines to change, likeliest first: for a plain crash the line that crashed, then the lines
+    that ran in the calls the failing line made (replayed; the last to run first), then the lines
+    that made the failing line's values; not the test itself."""
     spec = specification_lines(dossier)
+    site = dossier.crash_site
+    places = [] if spec else [Place(site.file, site.line)]
+    places += [Place(replay.file, line) for replay in dossier.replays for line in replay.lines]
+    places += [Place(o.file, o.line) for o in likeliest_first(dossier.origins)]
     return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec]
 
 
@@ -58,10 +73,17 @@ def search(session: ProbedSession, dossier: Dossier, deadline: float, places: li
     pass or DEADLINE (time.monotonic()) comes; each in a probe of its own."""
     started = time.monotonic()
     places = search_places(dossier) if places is None else places
+    by_run = proof(dossier) == "run"
     first_tier, later = [], []
+    programs: set[tuple[str, str]] = set()  # a `return` added after a loop's last line is added after the loop
     for place in places:
         for mutant in _mutants(place):
-            if hiding(dossier, place.file, mutant.first, mutant.last, mutant.replacement) is None:
+            if by_run and (mutant.kind not in RUN_KINDS or empty_range(mutant)):
+                continue
+            program = (place.file, _patched(place.file, mutant))
+            if program not in programs and hiding(dossier, place.file, mutant.first, mutant.last,
+                                                  mutant.replacement) is None:
+                programs.add(program)
                 (later if mutant.kind in LATER_KINDS else first_tier).append((place, mutant))
     passing: list[Candidate] = []
     outcomes: Counter[str] = Counter()
@@ -78,7 +100,18 @@ def search(session: ProbedSession, dossier: Dossier, deadline: float, places: li
             code = "".join(source_lines(place.file)[i - 1] + "\n" for i in range(mutant.first, mutant.last + 1))
             passing.append(Candidate(place.file, display_path(place.file), mutant.first, mutant.last, code,
                                      mutant.replacement, mutant.kind, trial))
-    return Search(len(places), sum(outcomes.values()), dict(outcomes), round(time.monotonic() - started, 3), passing)
+    return Search(proof(dossier), len(places), sum(outcomes.values()), dict(outcomes),
+                  round(time.monotonic() - started, 3), passing)
+
+
+def empty_range(mutant: Mutant) -> bool:
+    """Whether MUTANT writes a `range` of two constants that is empty (`range(4, 1)`): a loop that
+    no longer runs lets any program run to its end."""
+    return any(int(start) >= int(stop) for start, stop in EMPTY_RANGE.findall(mutant.replacement))
+
+
+def _patched(file: str, mutant: Mutant) -> str:
+    return replace_lines("\n".join(source_lines(file)) + "\n", mutant.first, mutant.last, mutant.replacement)
 
 
 def _mutants(place: Place) -> list[Mutant]:
