@@ -260,3 +260,16 @@ def test_a_guard_where_the_failing_value_was_made_is_a_pass(tmp_path):
     """Away from the line that crashed, a condition is a change like any other."""
     guarded = "    return [first + timedelta(days=offset) for offset in range((last - first).days + 1) if True]\n"
     assert trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(guarded))["result"] == "passes"
+
+
+def test_a_fix_of_a_module_level_constant_in_an_imported_module_runs(tmp_path):
+    """The fixed statement runs when it is loaded into the module, before the test runs again: the
+    fixed lines did run (it was "not run": the run never reached them)."""
+    files = {"invoice.py": "VAT_RATE = 20\n\n\ndef vat(amount):\n    return round(amount * VAT_RATE, 2)\n",
+             "test_invoice.py": "from invoice import vat\n\nassert vat(100) == 20.0, vat(100)\nprint('ok')\n"}
+    ran = trial(tmp_path, files, {"file": "invoice.py", "first": 1, "last": 1, "new": "VAT_RATE = 0.20\n"},
+                main="test_invoice.py")
+    assert ran["result"] == "passes", ran
+    still = trial(tmp_path, files, {"file": "invoice.py", "first": 1, "last": 1, "new": "VAT_RATE = 21\n"},
+                  main="test_invoice.py")
+    assert still["result"] == "still fails", still

@@ -62,9 +62,9 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
     watch = FixedCodeWatch(file, span)
     check = _check_watch(debugger, file, (first, last), span, exception_type)
     if outer.frame.f_code.co_name == "<module>":
-        run = _module_run(outer.frame, file, patched, span)
+        run = _module_run(outer.frame, file, patched, span, watch)
     else:
-        _load(file, patched, span, _module_globals(file, debugger))
+        _load(file, patched, span, _module_globals(file, debugger), watch)
         run = _call_again(outer.frame)
     refused_before = len(sandbox.refusals)
     sys.settrace(watch.on_call if check is None else _both(watch, check))
@@ -114,14 +114,14 @@ def _running_frames() -> set[int]:
     return running
 
 
-def _module_run(frame: types.FrameType, file: str, patched: str, span: tuple[int, int]):
+def _module_run(frame: types.FrameType, file: str, patched: str, span: tuple[int, int], watch: "FixedCodeWatch"):
     """Run the script's module again from its first line, in its own globals; when the fix is in
     this file, the fixed text is what runs (so its definitions are the fixed ones)."""
     path = frame.f_code.co_filename
     if _same_file(path, file):
         text = patched
     else:
-        _load(file, patched, span, _module_globals(file, None))
+        _load(file, patched, span, _module_globals(file, None), watch)
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
@@ -160,10 +160,11 @@ def _functions_with(code: types.CodeType):
             yield referrer
 
 
-def _load(file: str, patched: str, span: tuple[int, int], module_globals: dict) -> None:
+def _load(file: str, patched: str, span: tuple[int, int], module_globals: dict, watch: "FixedCodeWatch") -> None:
     """Put the fixed code where the program finds it: the function holding the fix gets the fixed
     code (every reference to it, `from m import f` ones too, then runs it); a fix outside any
-    function re-runs the changed module-level statement in the module."""
+    function re-runs the changed module-level statement in the module, so the fixed lines have run
+    (`VAT_RATE = 0.20` in a module a test imports) and WATCH is told."""
     tree = _parse(patched, file)
     top, path = _holder(tree, span)
     if top is None:
@@ -171,6 +172,7 @@ def _load(file: str, patched: str, span: tuple[int, int], module_globals: dict) 
     code = compile(ast.Module(body=[top], type_ignores=[]), file, "exec", dont_inherit=True)
     if not path:  # a module-level statement: run its fixed version there
         exec(code, module_globals)  # noqa: S102
+        watch.reached = True
         return
     scratch: dict = {}
     exec(code, module_globals, scratch)  # noqa: S102 — defines the fixed function aside
