@@ -114,3 +114,63 @@ def test_the_rest_of_the_line_keeps_its_spelling_also_past_multibyte_characters(
 ])
 def test_the_fix_of_a_one_token_bug_is_among_the_changes(source, line, fixed):
     assert fixed in [m.replacement for m in mutants(source, line)]
+
+
+CLASSIC = textwrap.dedent('''\
+    STATES = {
+        "packed": {"shiped"},
+        "shipped": {"delivered"},
+    }
+
+
+    class Cart:
+        def subtotal(self):
+            return 1.0
+
+        @property
+        def count(self):
+            return 1
+
+
+    def total(cart):
+        return cart.subtotal + cart.count
+
+
+    def find(customers, email):
+        for customer in customers:
+            if customer.email == email:
+                return customer
+            return None
+
+
+    def first(items):
+        for item in items:
+            return item
+''')
+
+
+def classic(line: int, kind: str) -> list[tuple[int, str]]:
+    return [(m.first, m.replacement) for m in mutants(CLASSIC, line) if m.kind == kind]
+
+
+def test_a_method_read_where_its_value_was_meant_is_called_or_made_a_property():
+    """`cart.subtotal` is a bound method: call it there, or make it the property it was meant to be
+    (not `count`, already one, nor a method with parameters)."""
+    assert classic(17, "call") == [(17, "    return cart.subtotal() + cart.count\n"),
+                                   (8, "    @property\n    def subtotal(self):\n"),
+                                   (17, "    return cart.subtotal + cart.count()\n")]
+
+
+def test_a_string_a_letter_or_two_off_another_of_the_module_is_respelled():
+    """Anywhere in the statement (a table's entries span lines), once per string of the module
+    at most two edits away; short strings are left alone (`"on"` and `"in"` are not typos)."""
+    assert sorted(classic(1, "typo")) == [(2, '    "packed": {"shipped"},\n'), (3, '    "shiped": {"delivered"},\n')]
+    assert not [m for m in mutants('x = "on"\ny = "in"\n', 1) if m.kind == "typo"]
+
+
+def test_a_return_that_ends_a_loops_first_round_goes_after_the_loop():
+    """`return None` at the end of the loop's body returns before the second customer is looked at;
+    a loop whose body is only the return (`first`) is left alone."""
+    assert classic(24, "dedent") == [(24, "    return None\n")]
+    assert classic(22, "dedent") == []  # under an `if`: returning there is the point
+    assert classic(29, "dedent") == []

@@ -44,9 +44,12 @@ TRUTH_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "callable", "any
                          "endswith", "isdigit", "isalpha", "isalnum", "isupper", "islower", "isspace", "exists"})
 # Likeliest first: the order candidates are tried in when time allows only some.
 KINDS = ("comparison", "off-by-one", "constant", "boolean", "operator", "operands", "drop", "abs", "method",
-         "arguments", "slice", "list", "negate", "augmented", "return", "variable", "delete")
+         "arguments", "slice", "list", "negate", "augmented", "return", "call", "typo", "dedent", "variable",
+         "delete")
 MAX_VARIABLES = 12  # names tried in place of a variable
 MAX_STRINGS = 8  # the function's other string literals tried in place of one
+TYPO_CHARS = 4  # a string this long may be a misspelling of another of the module's (at most TYPO_EDITS off)
+TYPO_EDITS = 2
 OPERATOR_CHARS = re.escape("-+*/%<>=!&|^@~")
 ATOMS = (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant)
 
@@ -76,7 +79,7 @@ def mutants(source: str, line: int) -> list[Mutant]:
                       and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))), None)
     if statement is None:
         return []
-    text = _Line(lines[line - 1])
+    text = _Line(lines[line - 1], line)
     found = _Found()
     on_line = [node for node in ast.walk(statement) if getattr(node, "lineno", 0) == getattr(node, "end_lineno", 0) == line]
     variables = _variables(scope)
@@ -87,10 +90,16 @@ def mutants(source: str, line: int) -> list[Mutant]:
     for node in on_line:
         for kind, new in _expression_changes(node, text, variables, strings, neutral.get(id(node))):
             found.add(kind, line, line, new)
+    for first, last, new in _method_reads(tree, on_line, text, lines):
+        found.add("call", first, last, new)
+    for number, new in _typos(tree, statement, lines):
+        found.add("typo", number, number, new)
     for kind, first, last, new in _statement_changes(tree, scope, statement, text, lines, variables):
         found.add(kind, first, last, new)
     holder = scope if not isinstance(scope, ast.Module) else _top_statement(tree, line)
-    return [m for m in sorted(found.items, key=lambda m: KINDS.index(m.kind)) if _parses(holder, lines, m)]
+    return [m for m in sorted(found.items, key=lambda m: KINDS.index(m.kind))
+            if _parses(holder if holder.lineno <= m.first <= holder.end_lineno else _top_statement(tree, m.first),
+                       lines, m)]
 
 
 class _Found:
@@ -106,10 +115,10 @@ class _Found:
 
 
 class _Line:
-    """One source line; AST columns are UTF-8 byte offsets into it."""
+    """One source line (NUMBER); AST columns are UTF-8 byte offsets into it."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, text: str, number: int = 0) -> None:
+        self.text, self.number = text, number
         self.raw = text.encode("utf-8")
 
     def of(self, node: ast.AST) -> str:
@@ -308,6 +317,12 @@ def _statement_changes(tree: ast.Module, scope: ast.AST, statement: ast.stmt, li
         yield "augmented", number, number, line.replace(
             value, f"{value.left.id} {OPERATOR[type(value.op)]}= {line.of(value.right)}")
     block = _block_of(tree, statement)
+    loop = _holder_of(tree, block) if block is not None else None
+    if isinstance(statement, ast.Return) and isinstance(loop, (ast.For, ast.While)) and block is loop.body \
+            and block[-1] is statement and len(block) > 1 and not loop.orelse and _same_line(statement, statement):
+        # a `return` at the end of a loop's body ends the loop in its first round: after the loop, it
+        # is what happens when no round returned
+        yield "dedent", number, number, " " * loop.col_offset + lines[number - 1].lstrip()
     last = statement.end_lineno or number
     if block is not None and len(block) > 1:
         yield "delete", number, last, ""
@@ -318,6 +333,56 @@ def _statement_changes(tree: ast.Module, scope: ast.AST, statement: ast.stmt, li
         assigned = [name for name in variables if name in _assigned(scope)]
         for name in assigned[::-1][:3]:
             yield "return", number, last, f"{kept.rstrip()}\n{indent}return {name}\n"
+
+
+def _method_reads(tree: ast.Module, nodes: list[ast.AST], line: _Line, lines: list[str]):
+    """(first, last, new text) where a method is read and not called, as a value was meant:
+    `item.subtotal()` for `item.subtotal` on the line, and, where the module's class defines it
+    with no parameter but `self` and no decorator, `@property` on it."""
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    methods = {n.name: n for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for n in cls.body
+               if isinstance(n, ast.FunctionDef) and not n.decorator_list and len(n.args.args) == 1
+               and not (n.args.vararg or n.args.kwarg or n.args.kwonlyargs)}
+    for node in nodes:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
+                and id(node) not in called:
+            yield line.number, line.number, line.replace(node, f"{line.of(node)}()")
+            method = methods.get(node.attr)
+            if method is not None:
+                head = lines[method.lineno - 1]
+                indent = head[:len(head) - len(head.lstrip())]
+                yield method.lineno, method.lineno, f"{indent}@property\n{head}"
+
+
+def _typos(tree: ast.Module, statement: ast.stmt, lines: list[str]):
+    """(line, new text) where a string of STATEMENT (on any of its lines: a table's entries) is a
+    few letters off another string of the module (`"shiped"` for `"shipped"`)."""
+    known = list(dict.fromkeys(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                               and isinstance(n.value, str) and TYPO_CHARS <= len(n.value) <= 40))
+    for node in ast.walk(statement):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= TYPO_CHARS
+                and node.lineno == node.end_lineno):
+            continue
+        text = _Line(lines[node.lineno - 1])
+        quote = text.of(node)[:1]
+        if quote not in "'\"" or text.of(node) != f"{quote}{node.value}{quote}":
+            continue  # a prefixed, escaped or implicitly joined string: left as written
+        for other in known:
+            if other != node.value and quote not in other and "\\" not in other \
+                    and _edits(node.value, other) <= TYPO_EDITS:
+                yield node.lineno, text.replace(node, f"{quote}{other}{quote}")
+
+
+def _edits(a: str, b: str) -> int:
+    """The Levenshtein distance of A and B, counted up to TYPO_EDITS + 1."""
+    if abs(len(a) - len(b)) > TYPO_EDITS:
+        return TYPO_EDITS + 1
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
 
 
 def _truth_value(node: ast.AST) -> bool:
@@ -381,6 +446,12 @@ def _block_of(tree: ast.Module, statement: ast.stmt) -> list[ast.stmt] | None:
             if isinstance(block, list) and any(s is statement for s in block):
                 return block
     return None
+
+
+def _holder_of(tree: ast.Module, block: list[ast.stmt]) -> ast.AST | None:
+    """The statement whose body, else or finally BLOCK is."""
+    return next((node for node in ast.walk(tree) if any(getattr(node, name, None) is block
+                                                        for name in ("body", "orelse", "finalbody"))), None)
 
 
 def _top_statement(tree: ast.Module, line: int) -> ast.stmt:

@@ -35,8 +35,11 @@ LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried af
 # The changes tried where only a run can tell (proof "run"). On the dev corpus's plain crashes,
 # every change of one line that let the program run to its end, by kind (right / wrong by the
 # case's test): arguments 3/2, a list for an iterator 1/0, a missing `return` 1/0; constants 0/15,
-# operators 1/22, dropped operands 2/15, other variables 2/24.
-RUN_KINDS = ("arguments", "list", "return")
+# operators 1/22, dropped operands 2/15, other variables 2/24. Three classic bugs' patterns joined
+# them: a method read where its value was meant, a misspelt string, a `return` that ends a loop's
+# first round. With these six kinds the search alone finds a passing change in 11 of the 39 dev
+# cases, 10 of them right; 1 more in HumanEvalFix (89 of 144, all right).
+RUN_KINDS = ("arguments", "list", "return", "call", "typo", "dedent")
 EMPTY_RANGE = re.compile(r"\brange\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
 
 
