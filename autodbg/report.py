@@ -116,8 +116,12 @@ class SearchView:
             where = (f"{candidate.display_file}:{candidate.first}", "bold")
             old, new = candidate.code.splitlines(), candidate.replacement.splitlines()
             if len(old) == len(new) == 1 or not new:
+                was = " ".join(candidate.code.split())
                 now = " ".join(candidate.replacement.split()) or "(line deleted)"
-                yield Text.assemble("  ", where, ": ", " ".join(candidate.code.split()), "  →  ", (now, "green"))
+                if now == was:  # moved by its indentation alone (out of a loop)
+                    shift = len(old[0]) - len(old[0].lstrip()) - (len(new[0]) - len(new[0].lstrip()))
+                    now += f" ({abs(shift)} columns {'less' if shift > 0 else 'more'} indented)"
+                yield Text.assemble("  ", where, ": ", was, "  →  ", (now, "green"))
                 continue
             yield Text.assemble("  ", where, ":")  # lines added or removed: only those, as a diff
             for line in difflib.ndiff(old, new):

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from autodbg.probe.session import ProbedSession
 from autodbg.investigate.loop import MAX_ANSWERS, PLANNED_TOKENS, Budget, investigate, planned_tokens
-from autodbg.investigate.loop import TRIMMED, Seen, frames_shown
+from autodbg.investigate.loop import TRIMMED, Seen, frames_shown, whole_sentences
 from autodbg.investigate.answer import make_diagnosis, specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
@@ -304,9 +304,9 @@ def test_scripted_a_guard_on_the_line_that_crashed_is_no_pass_and_stands_only_wh
     assert "ran: with this fix the crashed program runs to the end, but only because" in render_summary(found, dossier)
 
 
-def test_scripted_a_change_the_search_ran_to_the_end_is_taken_at_its_lines_turn(uncaught_crash):
-    """Where only a run can tell, the search's change of an option's line stands in for asking the
-    model for that line; the model is shown it and says why."""
+def test_scripted_a_change_the_search_ran_to_the_end_stands_before_any_rewrite(uncaught_crash):
+    """Where only a run can tell, the search tries only kinds of change a run rarely misjudges: its
+    first change that ran to the end stands, and the model, shown it, says why."""
     session, dossier = uncaught_crash
     code, new = "    return scores[1:]\n", "    return scores\n"
     trial = session.try_fix(dossier.crash_site.file, 8, 8, new, "ZeroDivisionError")  # a real run, in a probe
@@ -315,12 +315,22 @@ def test_scripted_a_change_the_search_ran_to_the_end_is_taken_at_its_lines_turn(
                              [Candidate(dossier.crash_site.file, "app.py", 8, 8, code, new, "drop", trial)])
     model = ScriptedStandInModel(["Thought: x\nCommand: done", reason("it drops the only score")])
     found = investigate(session, dossier, model, later(), search=found_by_search)
-    assert [c.purpose for c in found.calls] == ["step", "why"]  # line 8 was not asked for
-    assert model.calls[-1]["messages"][-2]["content"].startswith(OPTIONS)
-    assert model.calls[-1]["messages"][-1]["content"].startswith(
-        "I changed it to:\n```python\n    return scores\n```\nand ran it: with this fix the crashed program now runs")
+    assert [c.purpose for c in found.calls] == ["step", "why"]  # no line was asked for
+    assert model.calls[-1]["messages"][-1]["content"] == (
+        "I changed it to:\n```python\n    return scores\n```\nand ran it: with this fix the crashed program now runs "
+        f"to the end without an exception. In one or two sentences: what was wrong in {BUGGY}, and why did it make "
+        "the crash? Answer in JSON: root_cause.")
     d = found.diagnosis
     assert (d.line, d.fix.replacement, d.fix.trial.passes, d.root_cause) == (8, new, True, "it drops the only score")
+    assert found.candidates == []  # the model wrote no fix: the report lists the search's under `search`
+
+
+def test_a_reason_cut_short_by_its_limit_keeps_its_whole_sentences():
+    assert whole_sentences("The loop returns after the first customer. So every other one gets None, which", 80) == \
+        "The loop returns after the first customer."
+    assert whole_sentences("It returned None, which caused the", 36) == "It returned None, which caused the…"
+    assert whole_sentences("It uses `x`.", 12) == "It uses `x`."
+    assert whole_sentences("drops the first score", 160) == "drops the first score"  # short of its limit: whole
 
 
 @pytest.mark.parametrize("bad", ["(null) (null) (null) (null) (null)", "division by zero"])

@@ -15,9 +15,11 @@ from autodbg.records import Fix
 NO_CHANGE = "the fix does not change the code"
 
 
-def check_fix(filename: str, first: int, last: int, replacement: str) -> Fix:
+def check_fix(filename: str, first: int, last: int, replacement: str, as_written: bool = False) -> Fix:
     """The fix that replaces lines FIRST..LAST of FILENAME with REPLACEMENT, checked; the lines it
-    names shrink to those it really changes."""
+    names shrink to those it really changes. A model's lines are re-indented to the lines they
+    replace; AS_WRITTEN (a search's change) they stand as they are, so a line moved out of a loop
+    by its indentation alone is a change."""
     try:
         with open(filename, encoding="utf-8") as f:
             source = f.read()
@@ -28,8 +30,13 @@ def check_fix(filename: str, first: int, last: int, replacement: str) -> Fix:
         return Fix(replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}",
                    first, last)
     original = lines[first - 1:last]
-    new_lines = reindent(replacement, _indent(next((l for l in original if l.strip()), original[0])))
-    if "".join(new_lines).strip() == "".join(original).strip():
+    if as_written:
+        new_lines = replacement.splitlines(keepends=True)
+        same = "".join(new_lines).rstrip() == "".join(original).rstrip()
+    else:
+        new_lines = reindent(replacement, _indent(next((l for l in original if l.strip()), original[0])))
+        same = "".join(new_lines).strip() == "".join(original).strip()
+    if same:
         return Fix("".join(new_lines), "", True, True, NO_CHANGE, first, last)
     # A model often rewrites a whole function to change one line: name the lines that change.
     head, tail = unchanged_ends(original, new_lines)

@@ -65,6 +65,8 @@ TYPICAL_REASON = 55  # tokens of a root cause asked for on its own (the 1.5b's: 
 REASON_SLOWER = 2
 UNSEEN_SOURCES = 6
 TRIMMED = "[older output trimmed to fit the context]"
+MIN_SENTENCE_CHARS = 30  # a root cause cut back to its whole sentences keeps at least this much
+CUT_SLACK = 8  # characters short of its limit at which a root cause may have been cut (escapes count double)
 OPTIONS_HEADER = "The wrong code is most likely one of these lines, which made the values that failed:\n"
 
 
@@ -193,7 +195,7 @@ class Investigation:
         # changes with which the program runs to its end (each is taken when its line's turn comes).
         found = search.passing if search is not None else []
         self.passing = found if search is not None and search.proof == "test" else []
-        self.ran_to_end = {(c.file, c.first): c for c in found} if not self.passing else {}
+        self.ran_to_end = found if not self.passing else []
         self.seen = Seen(session.state(), dossier)
         self.findings = Findings()
         self.messages: list[dict] = []
@@ -337,6 +339,9 @@ class Investigation:
         transcript = self.findings.transcript
         if transcript and transcript[-1].command == "done":
             self.messages.append({"role": "assistant", "content": f"Thought: {transcript[-1].thought}\nCommand: done"})
+        if self.ran_to_end:
+            self.take_search_change()
+            return
         quotes = self.answerable()  # what the answer may name: every line shown a fix may change
         suspects = self.suspects()
         options = self.options(quotes, suspects)
@@ -345,13 +350,24 @@ class Investigation:
         else:
             self.free_answers(quotes, suspects)
 
+    def take_search_change(self) -> None:
+        """The search's first change with which the crashed program ran to its end stands, before
+        the model is asked for any: of the kinds it tries where only a run can tell, such a change
+        was right in 10 of 11 dev cases, the model's own fixes that ran to the end in about 4 of 5
+        (and they cost its time). The model says why."""
+        change = self.ran_to_end[0]
+        diagnosis = candidate_diagnosis(change, "")
+        line = ShownLine(change.file, change.first, change.code.splitlines()[0] if change.code else "")
+        diagnosis.root_cause = self.reason(quotable(line) or f"{change.display_file}:{change.first}", diagnosis,
+                                           told=True)
+        self.findings.diagnosis = diagnosis
+
     def rewrite_options(self, options: list[str]) -> None:
         """Ask for the corrected code of each of OPTIONS in turn, likeliest first, while the plan has
         room, and run each fix on the crashed program in a probe. Each line is asked from the same
         point of the conversation (its evaluated state shared): after copying a line or two it was
-        told were suspect, the 1.5b copied the next as well, the crash line too. Where the search
-        found a change of the line with which the program runs to its end, that change is taken
-        instead of asking. The first fix that passes stands, with the model's reason for it. A line
+        told were suspect, the 1.5b copied the next as well, the crash line too. The first fix that
+        passes stands, with the model's reason for it. A line
         whose fix ran and failed is asked once more, after the others, in its own branch and told
         how the fix ran: the 1.5b swapped `strptime`'s arguments back only so. When no fix passes,
         the first that ran to the end behind a guard it added to the line that crashed stands
@@ -361,17 +377,11 @@ class Investigation:
         trials: dict[tuple, FixTrial] = {}
         answers: dict[str, Diagnosis] = {}  # option -> its diagnosis (with the fix the model wrote, if any)
         retried: set[str] = set()
-        searched: str | None = None  # the option whose fix the search found
         conversation = self.messages + [{"role": "user", "content": OPTIONS_HEADER + "\n".join(options)}]
         asks = [(quote, conversation + [{"role": "user", "content": self.rewrite_request(quote)}]) for quote in options]
         while asks:
             quote, self.messages = asks.pop(0)
             line = self.seen.lines[quote]
-            change = self.ran_to_end.get((line.file, line.line))
-            if change is not None and quote not in answers:
-                self.messages = self.messages[:-1]  # not asked: the reason's request shows the change
-                answers[quote], searched = candidate_diagnosis(change, ""), quote
-                break
             if answers and not self.rewrite_fits():
                 break
             try:
@@ -402,7 +412,7 @@ class Investigation:
         moved_on = [q for q, trial in ran.items() if trial.moved_on]
         quote = (passing or guarding or moved_on or options)[0]
         kept = answers[quote]
-        kept.root_cause = self.reason(quote, kept, told=quote == searched) if passing else plain_reason(kept)
+        kept.root_cause = self.reason(quote, kept) if passing else plain_reason(kept)
         self.findings.diagnosis = kept
 
     def rewrite_request(self, quote: str) -> str:
@@ -460,7 +470,7 @@ class Investigation:
             except (EngineError, json.JSONDecodeError, KeyError, TypeError):
                 why = ""
             if readable(why, self.dossier):
-                return why
+                return whole_sentences(why)
         return plain_reason(diagnosis)
 
     def reason_fits(self) -> bool:
@@ -588,10 +598,20 @@ class Investigation:
 
 def candidate_diagnosis(candidate: Candidate, root_cause: str) -> Diagnosis:
     """The diagnosis that CANDIDATE, a fix that passed in a probe, is the fix of."""
-    fix = check_fix(candidate.file, candidate.first, candidate.last, candidate.replacement)
+    fix = check_fix(candidate.file, candidate.first, candidate.last, candidate.replacement, as_written=True)
     fix.trial = candidate.trial
     return Diagnosis(candidate.file, candidate.display_file, fix.first, fix.last, root_cause, fix,
                      source_window(candidate.file, fix.first, fix.last))
+
+
+def whole_sentences(text: str, limit: int = ROOT_CAUSE_CHARS) -> str:
+    """TEXT without a last sentence its length LIMIT cut short (the 1.5b runs on to the limit), or
+    ending in an ellipsis where there is no whole sentence before it."""
+    text = text.strip()
+    if len(text) < limit - CUT_SLACK or re.search(r"[.!?][\"'`)]*$", text):
+        return text
+    end = max(text.rfind(". "), text.rfind(".\n"), text.rfind("! "), text.rfind("? "))
+    return text[:end + 1] if end >= MIN_SENTENCE_CHARS else text.rstrip(" ,;:") + "…"
 
 
 def readable(root_cause: str, dossier: Dossier) -> bool:
