@@ -214,3 +214,49 @@ def test_the_call_that_ran_the_failing_test_is_not_offered_to_trace(tmp_path, mo
     assert "check(below_zero)" in state.calls  # replayable: the call that made the crash frame
     known = Seen(state, dossier).known(state, place(session, state))
     assert {"check(below_zero)", "below_zero([1, 2, -3, 1, 2, -3])"} <= known.traced
+
+
+# KeyError: a constant names a column the rows call otherwise; a caller reads the wrong field.
+KEYS = """\
+PRICE = "price"
+RATES = {"EUR": 1.0, "GBP": 1.2}
+
+
+def revenue(row):
+    return float(row[PRICE]) * row["qty"]
+
+
+def to_euros(amount, currency):
+    return amount * RATES[currency]
+
+
+def total(order):
+    return to_euros(revenue(order), order["country"])
+
+
+print(total({"unit_price": "2.5", "qty": 2, "country": "FR", "currency": "EUR"}))
+"""
+
+
+def test_a_missing_key_is_replaced_by_the_keys_the_programs_mapping_has(tmp_path, monkeypatch):
+    """The literal that made the missing key, and the field a caller read it from, each changed to
+    what the program's live mapping has (read in a probe); the most alike key first."""
+    session, dossier = crashed(tmp_path, monkeypatch, KEYS.replace('row[PRICE]', 'row["unit_price"]'))
+    prog = str(tmp_path / "prog.py")
+    changes = session.key_changes([(prog, 14), (prog, 10)])
+    assert [(c.line, c.replacement) for c in changes] == [
+        (14, '    return to_euros(revenue(order), order["currency"])\n')]  # 'FR' is no key of RATES; 'EUR' is
+    session, dossier = crashed(tmp_path, monkeypatch, KEYS.replace('order["country"]', 'order["currency"]'))
+    changes = session.key_changes([(prog, 1)])
+    assert [(c.line, c.replacement) for c in changes][0] == (1, 'PRICE = "unit_price"\n')
+    found = search(session, dossier, time.monotonic() + 10)
+    assert (found.passing[0].first, found.passing[0].change) == (1, "key")
+    assert found.passing[0].replacement == 'PRICE = "unit_price"\n'
+
+
+def test_no_key_changes_for_other_errors_or_without_probes(tmp_path, monkeypatch):
+    session, _ = crashed(tmp_path, monkeypatch, SWAPPED)
+    assert session.key_changes([(str(tmp_path / "prog.py"), 7)]) == []  # a ValueError
+    session, _ = crashed(tmp_path, monkeypatch, KEYS)
+    session.probes = False  # reading the mappings may run program code: only in a probe
+    assert session.key_changes([(str(tmp_path / "prog.py"), 1)]) == []

@@ -24,6 +24,7 @@ from autodbg.debugger.core import Inspector, PostMortem
 from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
 from autodbg.probe.fork import ProbeOutcome, available, run_in_probe
+from autodbg.fix.keys import KeyChange
 from autodbg.records import FixTrial, Replay
 from autodbg.redact import Redactor
 
@@ -146,6 +147,16 @@ class ProbedSession:
         why = outcome.detail if outcome.status == "refused" else f"{outcome.status}: {outcome.detail}"
         return FixTrial("not run", self.redactor.scrub(why))
 
+    def key_changes(self, places: list[tuple[str, int]]) -> list[KeyChange]:
+        """Changes of the key a KeyError says is missing (autodbg.fix.keys), read off the program's
+        mappings in a probe; none where no probe runs (reading them may run program code)."""
+        if not self.probes:
+            return []
+        outcome = self._run("keys", {"places": [list(place) for place in places]}, COMMAND_SECONDS, at_crash=True)
+        if outcome.status != "ok":
+            return []
+        return [KeyChange(*change) for change in outcome.value["changes"]]
+
     def available_commands(self) -> frozenset[str]:
         """What can run now: at a re-run's stop, what runs there (and `done`)."""
         if self.rerun is not None and self.rerun.stopped:
@@ -235,6 +246,10 @@ def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | No
         value["dossier"] = build_dossier(session).to_json()
     elif kind == "replays":
         value["replays"] = [replay.to_json() for replay in crash_line_replays(session)]
+    elif kind == "keys":
+        from autodbg.fix.keys import key_changes
+
+        value["changes"] = [[c.file, c.line, c.replacement] for c in key_changes(d, [tuple(p) for p in args["places"]])]
     elif kind == "execute":
         result = session.execute(args["line"])
         refused = result.output.startswith(("error: refused", "error: Refused", "error: not replayable: refused"))
