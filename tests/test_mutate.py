@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from autodbg.fix.mutate import KINDS, mutants
+from autodbg.fix.mutate import KINDS, conversion, conversions, mutants
 
 PROGRAM = textwrap.dedent('''\
     def window(values, size, label="span"):
@@ -174,3 +174,24 @@ def test_a_return_that_ends_a_loops_first_round_goes_after_the_loop():
     assert classic(24, "dedent") == [(24, "    return None\n")]
     assert classic(22, "dedent") == []  # under an `if`: returning there is the point
     assert classic(29, "dedent") == []
+
+
+@pytest.mark.parametrize("message, to", [
+    ('can only concatenate str (not "int") to str', "str"),
+    ("unsupported operand type(s) for -: 'str' and 'int'", "int"),
+    ("unsupported operand type(s) for +: 'float' and 'str'", "float"),
+    ("unsupported operand type(s) for +: 'int' and 'NoneType'", None),  # None is no text to convert
+    ("'<' not supported between instances of 'str' and 'int'", None),
+])
+def test_a_type_error_of_text_and_numbers_asks_for_a_conversion(message, to):
+    assert conversion(message) == to
+
+
+def test_a_conversion_wraps_what_a_line_assigns_or_each_operand_of_the_line_that_crashed():
+    source = ('def count(line):\n    sku, counted = line.split()\n    counts = {}\n    counts[sku] = counted\n'
+              '    return counts[sku] - 1 + len(sku)\n')
+    assert [m.replacement for m in conversions(source, 4, "int", operands=False)] == ["    counts[sku] = int(counted)\n"]
+    assert [m.replacement for m in conversions(source, 5, "int", operands=True)] == [
+        "    return counts[sku] - 1 + int(len(sku))\n", "    return int(counts[sku]) - 1 + len(sku)\n"]
+    assert conversions(source, 2, "int", operands=False) == []  # values to unpack: no one value to convert
+    assert all(m.kind == "convert" for m in conversions(source, 5, "str", operands=True))

@@ -3,9 +3,11 @@
 Bugs people write (and the ones HumanEvalFix plants) are mostly one token off: a comparison the
 wrong way round, an off-by-one bound, a wrong constant, the wrong variable, arguments swapped, an
 operand too many, a method's twin (`startswith`/`endswith`), a generator where a list was needed,
-a `return` missing at a function's end. `mutants()` lists those changes of one line, each as a
-splice of the line's own text (the rest of the line keeps its spelling), likeliest kinds first;
-whether one is right is for running it to tell (autodbg.investigate.search).
+a `return` missing at a function's end; and classic slips of everyday code: a method read where
+its value was meant, a misspelt string, a `return` that ends a loop's first round, text where a
+number was meant (`conversions`, as a TypeError's message asks). `mutants()` lists the changes of
+one line, each as a splice of the line's own text (the rest of the line keeps its spelling),
+likeliest kinds first; whether one is right is for running it to tell (autodbg.investigate.search).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ TRUTH_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "callable", "any
                          "endswith", "isdigit", "isalpha", "isalnum", "isupper", "islower", "isspace", "exists"})
 # Likeliest first: the order candidates are tried in when time allows only some.
 KINDS = ("comparison", "off-by-one", "constant", "boolean", "operator", "operands", "drop", "abs", "method",
-         "arguments", "slice", "list", "negate", "augmented", "return", "call", "typo", "dedent", "variable",
-         "delete")
+         "arguments", "slice", "list", "negate", "augmented", "return", "call", "typo", "dedent", "convert",
+         "variable", "delete")
 MAX_VARIABLES = 12  # names tried in place of a variable
 MAX_STRINGS = 8  # the function's other string literals tried in place of one
 TYPO_CHARS = 4  # a string this long may be a misspelling of another of the module's (at most TYPO_EDITS off)
@@ -333,6 +335,53 @@ def _statement_changes(tree: ast.Module, scope: ast.AST, statement: ast.stmt, li
         assigned = [name for name in variables if name in _assigned(scope)]
         for name in assigned[::-1][:3]:
             yield "return", number, last, f"{kept.rstrip()}\n{indent}return {name}\n"
+
+
+CONCATENATED = re.compile(r'can only concatenate str \(not "\w+"\) to str')
+MIXED = re.compile(r"unsupported operand type\(s\) for [^:]+: '(\w+)' and '(\w+)'")
+
+
+def conversion(message: str) -> str | None:
+    """The conversion a TypeError's MESSAGE asks for: `str` where a number was joined to text, `int`
+    or `float` where text met a number in arithmetic (it was read from a file or a form)."""
+    if CONCATENATED.search(message):
+        return "str"
+    mixed = MIXED.search(message)
+    if mixed and "str" in mixed.groups():
+        other = [t for t in mixed.groups() if t != "str"]
+        return "float" if other == ["float"] else "int" if other == ["int"] else None
+    return None
+
+
+def conversions(source: str, line: int, to: str, operands: bool) -> list[Mutant]:
+    """Changes that convert a value with TO (`int`, `float`, `str`): OPERANDS, each operand of the
+    line's arithmetic in turn (the line that crashed); else the value the line assigns, where it
+    was made (`counts[sku] = int(counted)`)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    lines = python_lines(source)
+    statement = _statements_at(tree).get(line)
+    if statement is None or not 1 <= line <= len(lines):
+        return []
+    text = _Line(lines[line - 1], line)
+    converted = lambda node: isinstance(node, ast.Call) and getattr(node.func, "id", None) == to  # noqa: E731
+    if operands:
+        values = [operand for node in ast.walk(statement) if isinstance(node, ast.BinOp)
+                  for operand in (node.left, node.right)
+                  if not isinstance(operand, (ast.BinOp, ast.Constant, ast.JoinedStr)) and not converted(operand)]
+    else:
+        one = isinstance(statement, ast.AnnAssign) or isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+            and not isinstance(statement.targets[0], (ast.Tuple, ast.List))  # one value, not one to unpack
+        value = statement.value if one else None
+        values = [value] if value is not None and not converted(value) else []
+    return [Mutant(line, line, text.replace(v, f"{to}({text.of(v)})"), "convert") for v in values
+            if v.lineno == v.end_lineno == line]
+
+
+def _statements_at(tree: ast.Module) -> dict[int, ast.stmt]:
+    return {node.lineno: node for node in ast.walk(tree) if isinstance(node, ast.stmt)}
 
 
 def _method_reads(tree: ast.Module, nodes: list[ast.AST], line: _Line, lines: list[str]):
