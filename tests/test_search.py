@@ -260,3 +260,17 @@ def test_no_key_changes_for_other_errors_or_without_probes(tmp_path, monkeypatch
     session, _ = crashed(tmp_path, monkeypatch, KEYS)
     session.probes = False  # reading the mappings may run program code: only in a probe
     assert session.key_changes([(str(tmp_path / "prog.py"), 1)]) == []
+
+
+def test_text_where_a_number_was_meant_is_converted_where_it_was_made(tmp_path, monkeypatch):
+    """TypeError: unsupported operand type(s) for -: 'str' and 'int': the count read from the sheet
+    is made a number where it is stored, before any operand of the line that crashed is."""
+    source = ("def parse(text):\n    counts = {}\n    for line in text.splitlines():\n"
+              "        sku, counted = line.split()\n        counts[sku] = counted\n    return counts\n\n\n"
+              "def differences(system, counted):\n"
+              "    return {sku: counted.get(sku, 0) - expected for sku, expected in system.items()}\n\n\n"
+              "print(differences({'A': 3}, parse('A 5')))\n")
+    session, dossier = crashed(tmp_path, monkeypatch, source)
+    found = search(session, dossier, time.monotonic() + 10)
+    assert [(c.first, c.replacement, c.change) for c in found.passing][0] == (
+        5, "        counts[sku] = int(counted)\n", "convert")

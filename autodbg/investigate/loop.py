@@ -192,7 +192,7 @@ class Investigation:
                  on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> None:
         self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
         # Changes the search found: proven by the failing test (the model picks and explains), or
-        # changes with which the program runs to its end (each is taken when its line's turn comes).
+        # changes with which the program runs to its end (the first stands; take_search_change).
         found = search.passing if search is not None else []
         self.passing = found if search is not None and search.proof == "test" else []
         self.ran_to_end = found if not self.passing else []
@@ -353,7 +353,7 @@ class Investigation:
     def take_search_change(self) -> None:
         """The search's first change with which the crashed program ran to its end stands, before
         the model is asked for any: of the kinds it tries where only a run can tell, such a change
-        was right in 10 of 11 dev cases, the model's own fixes that ran to the end in about 4 of 5
+        was right in 12 of 13 dev cases, the model's own fixes that ran to the end in about 4 of 5
         (and they cost its time). The model says why."""
         change = self.ran_to_end[0]
         diagnosis = candidate_diagnosis(change, "")
@@ -367,9 +367,9 @@ class Investigation:
         room, and run each fix on the crashed program in a probe. Each line is asked from the same
         point of the conversation (its evaluated state shared): after copying a line or two it was
         told were suspect, the 1.5b copied the next as well, the crash line too. The first fix that
-        passes stands, with the model's reason for it. A line
-        whose fix ran and failed is asked once more, after the others, in its own branch and told
-        how the fix ran: the 1.5b swapped `strptime`'s arguments back only so. When no fix passes,
+        passes stands, with the model's reason for it. A line whose fix ran and failed is asked once
+        more, after the others, in its own branch and told how the fix ran: the 1.5b swapped
+        `strptime`'s arguments back only so. When no fix passes,
         the first that ran to the end behind a guard it added to the line that crashed stands
         (FixTrial "guards"), then the first option whose fix moved the failure on (FixTrial.moved_on),
         else the likeliest option, with its fix (if any), how that ran, and a reason said plainly:
