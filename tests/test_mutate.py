@@ -195,3 +195,12 @@ def test_a_conversion_wraps_what_a_line_assigns_or_each_operand_of_the_line_that
         "    return counts[sku] - 1 + int(len(sku))\n", "    return int(counts[sku]) - 1 + len(sku)\n"]
     assert conversions(source, 2, "int", operands=False) == []  # values to unpack: no one value to convert
     assert all(m.kind == "convert" for m in conversions(source, 5, "str", operands=True))
+
+
+def test_constants_swapped_are_a_constant_change_not_swapped_arguments():
+    """`Item("A-1", 3, 12.0)` for `Item("A-1", 12.0, 3)` changes the program's data, not its code."""
+    program = "items = [Item(12.0, 3), Item(-1, 2), Item(price, 3)]\n"
+    kinds = {m.replacement.strip(): m.kind for m in mutants(program, 1)}
+    assert kinds["items = [Item(3, 12.0), Item(-1, 2), Item(price, 3)]"] == "constant"
+    assert kinds["items = [Item(12.0, 3), Item(2, -1), Item(price, 3)]"] == "constant"
+    assert kinds["items = [Item(12.0, 3), Item(-1, 2), Item(3, price)]"] == "arguments"

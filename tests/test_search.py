@@ -121,6 +121,34 @@ def test_where_no_test_says_when_a_change_works_only_few_kinds_of_change_are_tri
     assert found.tried <= 3 and set(RUN_KINDS) == {"arguments", "list", "return", "call", "typo", "dedent"}
 
 
+# A plain crash whose cause is the filter's `<` (it should be `>=`): swapping an item's price and
+# stock would let the program run to its end too, by changing its data.
+FILTERED = """\
+from collections import namedtuple
+
+Item = namedtuple("Item", "sku price stock")
+
+
+def load_items():
+    return [Item("A-1", 12.0, 3), Item("B-2", 8.5, 0), Item("C-3", 13.0, 5)]
+
+
+def in_stock_prices(items, min_price):
+    return [item.price for item in items if item.stock > 0 and item.price < min_price]
+
+
+prices = in_stock_prices(load_items(), 10.0)
+print(sum(prices) / len(prices))
+"""
+
+
+def test_a_plain_crash_is_not_fixed_by_swapping_constants_of_its_data(tmp_path, monkeypatch):
+    session, dossier = crashed(tmp_path, monkeypatch, FILTERED)
+    assert proof(dossier) == "run"
+    found = search(session, dossier, time.monotonic() + 10)
+    assert found.tried >= 1 and found.passing == []
+
+
 def test_a_bare_assert_in_program_code_is_no_test(tmp_path, monkeypatch):
     _, dossier = crashed(tmp_path, monkeypatch, "def apply(rate):\n    assert 0 < rate < 1\n    return rate\n\n\n"
                                                 "apply(1.5)\n", "sale.py")
@@ -128,7 +156,7 @@ def test_a_bare_assert_in_program_code_is_no_test(tmp_path, monkeypatch):
 
 
 def test_an_empty_range_or_the_same_program_twice_is_not_tried(tmp_path, monkeypatch):
-    """`range(4, 1)` (arguments swapped) runs no loop, so any program "runs to its end"; a `return`
+    """`range(4, 1)` (constants swapped) runs no loop, so any program "runs to its end"; a `return`
     added after a loop's last line is the same program as one added after the loop."""
     source = ("def podium(ranked):\n    return [ranked[place] for place in range(1, 4)]\n\n\n"
               "def merge(a, b):\n    merged = dict(a)\n    for key in b:\n        merged[key] = b[key]\n\n\n"

@@ -236,13 +236,22 @@ def _other_constants(node: ast.Constant, line: _Line, strings: list[str]) -> lis
     return []
 
 
+def _literal(node: ast.expr) -> bool:
+    """A constant, or a negative one (`-1`)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant)
+
+
 def _call_changes(node: ast.Call, line: _Line):
     args = node.args
     if 2 <= len(args) <= 3 and not any(isinstance(a, ast.Starred) for a in args) and all(_same_line(a, node) for a in args):
         texts = [line.of(a) for a in args]
+        # Constants swapped (`Item("A-1", 3, 12.0)`, `range(4, 1)`) change data, not code: a wrong constant.
+        kind = "constant" if all(_literal(a) for a in args) else "arguments"
         for order in itertools.permutations(range(len(args))):
             if list(order) != sorted(order):
-                yield "arguments", line.splice(args[0].col_offset, args[-1].end_col_offset,
+                yield kind, line.splice(args[0].col_offset, args[-1].end_col_offset,
                                                ", ".join(texts[i] for i in order))
     for keyword in node.keywords:  # `timedelta(seconds=n)` for `minutes=n`
         if keyword.arg in TWIN_KEYWORDS and _same_line(keyword, node):
