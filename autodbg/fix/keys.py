@@ -15,7 +15,7 @@ import ast
 import difflib
 from dataclasses import dataclass
 
-from autodbg.debugger.core import Inspector, source_lines
+from autodbg.debugger.core import Inspector, PostMortem, source_lines
 
 MAX_KEYS = 8  # keys of a mapping tried in place of a missing one, the most alike first
 
@@ -32,7 +32,7 @@ def key_changes(debugger: Inspector, places: list[tuple[str, int]]) -> list[KeyC
     """For a KeyError of a string key: every PLACES line (file, line) holding that string as a
     literal, with each key of the mapping that lacked it instead; and every line of the stack whose
     `D["k"]` gave the missing key, with another key of D whose value the mapping has."""
-    exc = debugger.exception if hasattr(debugger, "exception") else None
+    exc = debugger.exception if isinstance(debugger, PostMortem) else None  # a live stop has none
     if not isinstance(exc, KeyError) or not exc.args or not isinstance(exc.args[0], str):
         return []
     missing = exc.args[0]

@@ -116,16 +116,19 @@ def _changes(session: ProbedSession, dossier: Dossier, places: list[Place]):
     if to is not None:
         site = Place(dossier.crash_site.file, dossier.crash_site.line)
         for place in [p for p in places if p != site] + [site]:
-            text = "\n".join(source_lines(place.file)) + "\n"
-            yield from ((place, mutant) for mutant in conversions(text, place.line, to, operands=place == site))
+            yield from ((place, mutant) for mutant in conversions(_source(place.file), place.line, to,
+                                                                  operands=place == site))
     for place in places:
         yield from ((place, mutant) for mutant in _mutants(place) if mutant.kind in RUN_KINDS)
 
 
 def _patched(file: str, mutant: Mutant) -> str:
-    return replace_lines("\n".join(source_lines(file)) + "\n", mutant.first, mutant.last, mutant.replacement)
+    return replace_lines(_source(file), mutant.first, mutant.last, mutant.replacement)
 
 
 def _mutants(place: Place) -> list[Mutant]:
-    lines = source_lines(place.file)
-    return mutants("\n".join(lines) + "\n", place.line) if lines else []
+    return mutants(_source(place.file), place.line) if source_lines(place.file) else []
+
+
+def _source(file: str) -> str:
+    return "\n".join(source_lines(file)) + "\n"

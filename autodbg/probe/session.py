@@ -23,8 +23,8 @@ from autodbg.debugger.commands import COMMANDS, Breakpoint, Command, CommandErro
 from autodbg.debugger.core import Inspector, PostMortem
 from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
+from autodbg.fix.keys import KeyChange, key_changes
 from autodbg.probe.fork import ProbeOutcome, available, run_in_probe
-from autodbg.fix.keys import KeyChange
 from autodbg.records import FixTrial, Replay
 from autodbg.redact import Redactor
 
@@ -247,8 +247,6 @@ def serve(open_debugger: Callable[[], Inspector], position: tuple[int, int] | No
     elif kind == "replays":
         value["replays"] = [replay.to_json() for replay in crash_line_replays(session)]
     elif kind == "keys":
-        from autodbg.fix.keys import key_changes
-
         value["changes"] = [[c.file, c.line, c.replacement] for c in key_changes(d, [tuple(p) for p in args["places"]])]
     elif kind == "execute":
         result = session.execute(args["line"])
