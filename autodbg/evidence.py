@@ -21,9 +21,10 @@ from autodbg.analysis import backtrack
 from autodbg.analysis import provenance
 from autodbg.analysis.provenance import module_nodes, parse_source
 from autodbg.analysis.replay import history_text
-from autodbg.debugger.commands import CommandError, replay_here, replayable_here
-from autodbg.debugger.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
-from autodbg.debugger.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
+from autodbg.debugger.commands import replay_here, replayable_here
+from autodbg.debugger.output import CommandError
+from autodbg.frames.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
+from autodbg.frames.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
 from autodbg.debugger.session import Session
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Dossier, ExceptionInfo, FrameEvidence, LineValue, Replay, SourceWindow,

@@ -23,7 +23,7 @@ from rich.text import Text
 from autodbg.errors import AutodbgError
 from autodbg.files import write_private
 from autodbg.llm.model import EngineError, Model
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.records import ModelInfo, Probe, Result, Turn
 from autodbg.report import EvidenceView, SearchView, SummaryView, make_console
 from autodbg.settings import Settings, debug, load_settings
@@ -35,7 +35,7 @@ MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs m
 PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; the rest absorbs a slow model
 
 
-def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: ProbedSession | None = None,
+def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: CrashSession | None = None,
                  console=None, settings: Settings | None = None) -> Result | None:
     """Print the autodbg section for EXC to CONSOLE (default: stderr); return the result (also
     JSON-reported).
@@ -56,7 +56,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     worker_started = time.monotonic()
     result = None
     try:
-        session = session or ProbedSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
+        session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
         result = new_result(session, thread_name)
         result.model = model
         result.timings.worker_start = round(worker_started - started, 3)
@@ -93,7 +93,7 @@ def failure_reason(err: Exception) -> str:
     return f"model unavailable: {type(err).__name__}: {message}" if message else f"model unavailable: {type(err).__name__}"
 
 
-def explain(session: ProbedSession) -> str:
+def explain(session: CrashSession) -> str:
     """`why`: investigate from the session's current state and print the summary."""
     started = time.monotonic()
     engine = None
@@ -143,7 +143,7 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
     return engine, ModelInfo(spec.id if isinstance(spec, ModelSpec) else path.name, str(path), sha256)
 
 
-def search_fixes(session: ProbedSession, result: Result, settings: Settings, console, started: float) -> None:
+def search_fixes(session: CrashSession, result: Result, settings: Settings, console, started: float) -> None:
     """Look for a fix by small changes without the model (it loads meanwhile) and show what was
     found: where a failing test says when a change works, any change; elsewhere the few kinds that
     a run to the end rarely misjudges (autodbg.investigate.search)."""
@@ -157,7 +157,7 @@ def search_fixes(session: ProbedSession, result: Result, settings: Settings, con
     console.print(SearchView(session.scrubbed(result.search)))
 
 
-def run_investigation(engine, session: ProbedSession, result: Result, settings: Settings, console,
+def run_investigation(engine, session: CrashSession, result: Result, settings: Settings, console,
                       started: float) -> str | None:
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
     The caller owns ENGINE and closes it."""
@@ -209,9 +209,9 @@ def model_key(model: ModelInfo | None) -> str:
     return f"{model.sha256 or model.path}|{model.id}" if model is not None else "unknown"
 
 
-def verify(session: ProbedSession, result: Result) -> None:
+def verify(session: CrashSession, result: Result) -> None:
     """Under `autodbg run`: run the program again with the checked fix, on a copy of its files."""
-    from autodbg.fix.verify import verify_fix
+    from autodbg.program.verify import verify_fix
 
     d = result.diagnosis
     fix = d.fix
@@ -246,7 +246,7 @@ def progress(console, verbose: bool):
         yield show
 
 
-def new_result(session: ProbedSession, thread_name: str | None) -> Result:
+def new_result(session: CrashSession, thread_name: str | None) -> Result:
     dossier = session.dossier()
     return Result(autodbg_version=__version__, python=platform.python_version(), argv=list(sys.argv),
                   cwd=os.getcwd(), thread=thread_name, dossier=dossier, probe=Probe(session.mode, session.evidence or "ok"))

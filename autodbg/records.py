@@ -7,6 +7,7 @@ transcript, the diagnosis and its fix, and the whole result of a crash.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 import typing
 from dataclasses import dataclass, field
@@ -25,6 +26,65 @@ def _json(value):
     if isinstance(value, dict):
         return {k: _json(v) for k, v in value.items()}
     return value
+
+
+class Vocabulary(str, enum.Enum):
+    """A closed set of words: compared, printed and sent to JSON as the plain strings they are."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class TrialResult(Vocabulary):
+    """How the crashed program ran with a fix, in a probe (autodbg.fix.trial)."""
+    PASSES = "passes"
+    GUARDS = "guards"  # ran to the end, but only behind a condition or default the fix added to the line that crashed
+    STILL_FAILS = "still fails"
+    FAILS_DIFFERENTLY = "fails differently"
+    HANGS = "hangs"
+    NOT_RUN = "not run"
+
+
+class Ended(Vocabulary):
+    """How one look at the program (a command) ended."""
+    OK = "ok"
+    ERROR = "error"
+    REFUSED = "refused"
+    TIMED_OUT = "timed out"
+    PROBE_DIED = "probe died"
+
+
+class StoppedBy(Vocabulary):
+    """Why the investigation's turns ended."""
+    SEARCH = "search"  # the search's changes passed a failing test: the model only chose among them
+    DONE = "done"
+    REPEAT = "repeat"  # the model asked again what it had seen
+    TURNS = "turns"
+    TOKENS = "tokens"
+    TIME = "time"
+    PROBE = "probe"  # no live state could be read
+
+
+class Proof(Vocabulary):
+    """What says a change of the search works."""
+    TEST = "test"  # the failing test ran to its end
+    RUN = "run"  # the crashed program did
+
+
+class Purpose(Vocabulary):
+    """What a completion of the model was asked for."""
+    STEP = "step"  # a command
+    ANSWER = "answer"  # a line's corrected code, or the final answer
+    WHY = "why"  # the reason for a fix that ran
+    CHOICE = "choice"  # among fixes that passed in probes
+
+
+class ProbeMode(Vocabulary):
+    FORK = "fork"  # sandboxed probes
+    INLINE = "inline"  # in the crashed process: no fork, or AUTODBG_PROBE=0
 
 
 class Record:
@@ -46,10 +106,18 @@ def _from_json(kind, value):
         return _from_json(next(a for a in args if a is not type(None)), value)
     if origin is list:
         return [_from_json(args[0], v) for v in value]
+    if origin is tuple:
+        kinds = [args[0]] * len(value) if len(args) == 2 and args[1] is Ellipsis else args
+        return tuple(_from_json(k, v) for k, v in zip(kinds, value))
     if origin is dict:
         return {k: _from_json(args[1], v) for k, v in value.items()}
     if isinstance(kind, type) and issubclass(kind, Record):
         return kind.from_json(value)
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return kind(value)
+    if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
+        hints = typing.get_type_hints(kind)
+        return kind(*(_from_json(hints[name], v) for name, v in zip(kind._fields, value)))
     return value
 
 
@@ -162,23 +230,24 @@ class Turn(Record):
     output: str
     tokens: int
     seconds: float
-    ended: str = "ok"  # how the look at the program ended: ok | error | refused | timed out | probe died
+    ended: Ended = Ended.OK  # how the look at the program ended
 
 
 @dataclass
 class FixTrial(Record):
     """How the crashed program ran with the fix, in a probe (autodbg.fix.trial)."""
-    # passes | guards (ran to the end, but only behind a condition or default the fix added to the
-    # line that crashed) | still fails | fails differently | hangs | not run
-    result: str
+    result: TrialResult
     detail: str  # one line: the exception it still raises, or why it was not run
     # It failed, but neither in the fixed lines nor as before where it crashed: the fix changed
     # how the program ran, so its line has a part in the failure.
     moved_on: bool = False
+    # Not run because this fix kept the check from happening (another fix may well run), not
+    # because the program cannot run again here.
+    stopped_by_fix: bool = False
 
     @property
     def passes(self) -> bool:
-        return self.result == "passes"
+        return self.result == TrialResult.PASSES
 
 
 @dataclass
@@ -217,7 +286,7 @@ class Candidate(Record):
 class Search(Record):
     """The search for a fix without a model (autodbg.investigate.search): small changes of the
     lines that made the failing values, each run on the crashed program in a probe."""
-    proof: str  # what says a change works: test (the failing test ran to its end) | run (the program did)
+    proof: Proof
     lines: int  # lines whose changes were tried
     tried: int  # changes run
     outcomes: dict[str, int]  # how many ended how: passes, still fails, fails differently, hangs, not run
@@ -247,7 +316,7 @@ class Tokens(Record):
 @dataclass
 class ModelCall(Record):
     """One completion of the model: what it cost, to see where a crash's time goes."""
-    purpose: str  # step (a command) | line (which suspect line is wrong) | answer | why (the reason for a fix that ran) | choice (among fixes tried in probes)
+    purpose: Purpose
     seconds: float
     prompt_seconds: float  # of them, evaluating the prompt (0 from a server that does not say)
     prompt_tokens: int
@@ -288,7 +357,7 @@ class ModelInfo(Record):
 @dataclass
 class Probe(Record):
     """Where the program's objects were looked at."""
-    mode: str  # fork (sandboxed probes) | inline (in the crashed process: no fork, or AUTODBG_PROBE=0)
+    mode: ProbeMode
     evidence: str  # how reading the evidence ended: "ok", or which probes failed and how
 
 
@@ -310,7 +379,7 @@ class Result(Record):
     timings: Timings = field(default_factory=Timings)
     model_calls: list[ModelCall] = field(default_factory=list)
     tokens: Tokens | None = None
-    stopped_by: str | None = None  # done | repeat | turns | tokens | time
+    stopped_by: StoppedBy | None = None
     reruns: int = 0
     probe: Probe | None = None
     fallback_reason: str | None = None

@@ -52,7 +52,7 @@ def run_command(args) -> int:
 
 def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, interactive: bool) -> None:
     from autodbg.pipeline import explain, handle_crash
-    from autodbg.probe.session import ProbedSession
+    from autodbg.crash import CrashSession
     from autodbg.program.rerun import RERUN_BUDGET, Rerun
     from autodbg.settings import load_settings
 
@@ -62,7 +62,7 @@ def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, inter
     except AutodbgError:
         budget, probes, redact = RERUN_BUDGET, True, ()  # handle_crash reports the bad setting
     rerun = Rerun(program, budget=budget, probes=probes) if rerun_allowed else None
-    session = ProbedSession.of_crash(exc, probes=probes, explain=explain, rerun=rerun, redact=redact)
+    session = CrashSession.of_crash(exc, probes=probes, explain=explain, rerun=rerun, redact=redact)
     try:
         handle_crash(exc, session=session)
         if interactive:

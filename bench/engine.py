@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autodbg.debugger.core import PostMortem  # noqa: E402
+from autodbg.frames.core import PostMortem  # noqa: E402
 from autodbg.debugger.grammar import answer_grammar, answer_max_chars, code_grammar, code_max_chars  # noqa: E402
 from autodbg.debugger.session import Session  # noqa: E402
 from autodbg.evidence import build_dossier  # noqa: E402

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from autodbg.debugger.session import Session  # noqa: E402
-from autodbg.debugger.core import PostMortem  # noqa: E402
+from autodbg.frames.core import PostMortem  # noqa: E402
 from autodbg.evidence import build_dossier  # noqa: E402
 from autodbg.investigate.prompt import dossier_text  # noqa: E402
 from autodbg.redact import Redactor  # noqa: E402

@@ -42,11 +42,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's autodbg, for the in-process measurements
 
-from autodbg.debugger.core import is_user_file  # noqa: E402
+from autodbg.frames.core import is_user_file  # noqa: E402
 from autodbg.debugger.grammar import answer_grammar, step_grammar  # noqa: E402
 from autodbg.investigate.loop import Seen, place  # noqa: E402
 from autodbg.investigate.prompt import dossier_text  # noqa: E402
-from autodbg.probe.session import ProbedSession  # noqa: E402
+from autodbg.crash import CrashSession  # noqa: E402
 
 SIZES = (30, 100, 300, 1000, 3000)
 TIMED_OUT = "model did not answer in time"
@@ -489,7 +489,7 @@ def measure(crash: Crash) -> Static:
     dossier_times, state_times = [], []
     for _ in range(3):
         started = time.perf_counter()
-        session = ProbedSession.of_crash(crash.exc)
+        session = CrashSession.of_crash(crash.exc)
         dossier = session.dossier()
         dossier_times.append(time.perf_counter() - started)
         session.last_state = None  # the dossier's probe read one: time a probe of its own
@@ -505,7 +505,7 @@ def measure(crash: Crash) -> Static:
 def replay_grammars(crash: Crash, transcript: list[dict]) -> tuple[list[GrammarSize], GrammarSize]:
     """Each turn's step grammar and the answer grammar of a run, rebuilt by running its commands
     on the same crash here, as autodbg.investigate.loop.Investigation.turn does."""
-    session = ProbedSession.of_crash(crash.exc)
+    session = CrashSession.of_crash(crash.exc)
     dossier = session.dossier()
     seen = Seen(session.state(), dossier)
     steps = []

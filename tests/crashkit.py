@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from autodbg.debugger.core import PostMortem
+from autodbg.frames.core import PostMortem
 from autodbg.debugger.session import Session
 from autodbg.llm.model import Completion, Model
 from conftest import clean_env, run_py
@@ -43,9 +43,9 @@ TRIAL_HOOK = '''\
 import json, os, sys, threading
 
 def tried(exc):
-    from autodbg.probe.session import ProbedSession
+    from autodbg.crash import CrashSession
     fix = json.loads(os.environ["TRIAL_FIX"])
-    session = ProbedSession.of_crash(exc, probes=os.environ.get("TRIAL_PROBES", "1") == "1")
+    session = CrashSession.of_crash(exc, probes=os.environ.get("TRIAL_PROBES", "1") == "1")
     trial = session.try_fix(fix["file"], fix["first"], fix["last"], fix["new"], type(exc).__name__)
     sys.__stdout__.write("TRIAL " + json.dumps(trial.to_json()) + "\\n")
     sys.__stdout__.flush()
@@ -58,7 +58,7 @@ threading.excepthook = lambda args: (sys.__excepthook__(args.exc_type, args.exc_
 
 def try_fix_in_crash(hook_dir: Path, program: Path, argv: list[str], fix: dict, probes: bool = True) -> dict:
     """Run `python ARGV` in PROGRAM; when it crashes, its excepthook tries FIX {file, first, last,
-    new} in a probe (ProbedSession.try_fix, as the crash hook does). The trial's record."""
+    new} in a probe (CrashSession.try_fix, as the crash hook does). The trial's record."""
     hook_dir.mkdir(exist_ok=True)
     (hook_dir / "sitecustomize.py").write_text(TRIAL_HOOK)
     run = run_py(argv, cwd=program, timeout=60,

@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
-from autodbg.debugger.commands import COMMANDS, COMMANDS_BY_NAME, MAX_CHARS, MAX_LINES, CommandError, bound_output, parse
+from autodbg.debugger.commands import COMMANDS, COMMANDS_BY_NAME, parse
+from autodbg.debugger.output import CommandError, MAX_CHARS, MAX_LINES, bound_output
 from autodbg.debugger.session import Session
-from autodbg.probe.session import ProbedSession
-from autodbg.debugger.core import PostMortem, exception_chain, is_user_file
+from autodbg.crash import CrashSession
+from autodbg.frames.core import PostMortem, exception_chain, is_user_file
 from crashkit import line_of, load_program, run
 
 MANY = 500  # locals of `many`
@@ -565,7 +566,7 @@ def test_is_user_file():
     assert not is_user_file("<frozen importlib._bootstrap>")
     assert not is_user_file(json.__file__)
     assert not is_user_file(__import__("rich").__file__)
-    assert not is_user_file(__import__("autodbg.debugger.core").debugger.core.__file__)
+    assert not is_user_file(__import__("autodbg.frames.core").frames.core.__file__)
 
 
 # --- output bounds -------------------------------------------------------------------------------
@@ -617,10 +618,10 @@ def test_bound_output_unit():
 # --- help / quit / done / why -------------------------------------------------------------------
 
 
-def controller(prog, name, **options) -> ProbedSession:
+def controller(prog, name, **options) -> CrashSession:
     """The session's controller, which runs the commands that drive the session (help, quit, why...)."""
     exc = prog.run(getattr(prog, name))
-    return ProbedSession.of_crash(exc, **options)
+    return CrashSession.of_crash(exc, **options)
 
 
 def test_help_lists_every_command_from_the_table(prog):

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from autodbg.debugger.session import Session
-from autodbg.debugger.core import PostMortem
+from autodbg.frames.core import PostMortem
 from autodbg.evidence import (
     CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement, function_span,
 )

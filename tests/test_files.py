@@ -24,7 +24,7 @@ from autodbg.files import UnsafePath, private_dir, write_private
 from autodbg.llm import download
 from autodbg.llm.engine import Engine, free_cores
 from autodbg.llm.worker import prune
-from autodbg.fix.verify import verify_fix
+from autodbg.program.verify import verify_fix
 from autodbg.program.target import Program
 from tests.conftest import REPO, clean_env
 from tests.fakehub import COMMIT

@@ -7,7 +7,7 @@ import time
 
 
 from autodbg.debugger.commands import COMMANDS, parse
-from autodbg.debugger.core import PostMortem
+from autodbg.frames.core import PostMortem
 from autodbg.debugger.grammar import (
     CODE_LINES, CODE_SLACK, Known, answer_grammar, answer_max_chars, code_grammar, code_max_chars, fenced_code,
     frame_names, live_state, number_range, step_grammar,
@@ -178,7 +178,7 @@ def test_list_starts_only_at_lines_not_shown_yet():
 
 def in_probe_mode(session: Session):
     """SESSION's live state as a probe reads it (program code may run there)."""
-    from autodbg.debugger import safe_eval
+    from autodbg.frames import safe_eval
 
     safe_eval.set_mode("probe")
     try:
@@ -200,7 +200,7 @@ def test_print_may_call_the_programs_functions_only_where_a_probe_runs_it():
 
 
 def test_sampled_program_calls_parse_and_run(tiny_model, tmp_path, monkeypatch):
-    from autodbg.debugger import safe_eval
+    from autodbg.frames import safe_eval
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     session = crashed_sessions()[0]

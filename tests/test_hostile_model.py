@@ -31,7 +31,7 @@ import pytest
 from rich.console import Console
 
 from autodbg.fix.check import check_fix
-from autodbg.fix.verify import verify_fix
+from autodbg.program.verify import verify_fix
 from autodbg.program.target import Program
 from autodbg.records import Diagnosis, Dossier, ExceptionInfo, CrashSite, Result, SourceWindow
 from autodbg.report import SummaryView

@@ -15,7 +15,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.investigate.loop import MAX_ANSWERS, PLANNED_TOKENS, Budget, investigate, planned_tokens
 from autodbg.investigate.loop import TRIMMED, Seen, frames_shown, whole_sentences
 from autodbg.investigate.answer import make_diagnosis, specification_lines
@@ -85,7 +85,7 @@ def crashed_session(directory, name: str, source: str):
     try:
         runpy.run_path(str(directory / name), run_name="__main__")
     except Exception as exc:
-        session = ProbedSession.of_crash(exc)
+        session = CrashSession.of_crash(exc)
         return session, session.dossier()
     pytest.fail("the program did not crash")
 
@@ -105,7 +105,7 @@ def uncaught_crash(tmp_path, monkeypatch):
     try:
         runpy.run_path(str(tmp_path / "app.py"), run_name="__main__")
     except Exception as exc:
-        session = ProbedSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
+        session = CrashSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
         return session, session.dossier()
     pytest.fail("the program did not crash")
 
@@ -558,7 +558,7 @@ def test_scripted_the_lines_a_replayed_call_ran_are_one_suspect_and_a_fix_among_
     (tmp_path / "bz.py").write_text(BELOW_ZERO)
     with pytest.raises(AssertionError) as raised:
         runpy.run_path(str(tmp_path / "bz.py"), run_name="__main__")
-    session = ProbedSession.of_crash(raised.value.with_traceback(raised.value.__traceback__.tb_next))
+    session = CrashSession.of_crash(raised.value.with_traceback(raised.value.__traceback__.tb_next))
     dossier = session.dossier()
     assert [(r.call, sorted(r.lines)) for r in dossier.replays] == [("below_zero([1, 2, -3, 1, 2, -3])", [2, 3, 4, 5, 6])]
     assert "line 4: balance = 0 · line 5: if balance == 0: · line 6: return True → True" in dossier.replays[0].history

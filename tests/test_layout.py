@@ -76,6 +76,51 @@ def test_the_import_graph_has_no_cycle():
     assert not [node for node in boot if isinstance(node, ast.ImportFrom)]
 
 
+# The floors of the house, from the ground up: a module imports only from its own floor or below.
+# Each entry is a package (all its modules) or one module.
+FLOORS = [
+    ["autodbg.errors", "autodbg.version", "autodbg.records", "autodbg.textsafe", "autodbg.channel", "autodbg.files",
+     "autodbg.terminal", "autodbg.redact", "autodbg.settings"],
+    ["autodbg.probe"],  # runs a function in a sandboxed fork: knows nothing of debugging
+    ["autodbg.frames"],
+    ["autodbg.analysis"],
+    ["autodbg.debugger"],
+    ["autodbg.fix"],
+    ["autodbg.llm"],
+    ["autodbg.evidence", "autodbg.report"],
+    ["autodbg.crash"],
+    ["autodbg.program"],
+    ["autodbg.investigate"],
+    ["autodbg.pipeline"],
+    ["autodbg._boot", "autodbg._hook", "autodbg.run", "autodbg.entry", "autodbg.installer", "autodbg.model_cli",
+     "autodbg.bench", "autodbg.corpus", "autodbg.cli", "autodbg.__main__", "autodbg"],
+]
+
+
+def floor_of(module: str) -> int:
+    matches = [(len(entry), level) for level, entries in enumerate(FLOORS) for entry in entries
+               if module == entry or module.startswith(entry + ".")]
+    assert matches, f"{module} is on no floor: add it to FLOORS"
+    return max(matches)[1]  # the longest entry that names it
+
+
+def test_imports_only_point_down_the_floors():
+    files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    upward = [f"{name} (floor {floor_of(name)}) imports {target} (floor {floor_of(target)})"
+              for name, path in sorted(files.items())
+              for target in sorted(imports_of(path, set(files)) - {name})
+              if target != "autodbg" and floor_of(target) > floor_of(name)]
+    assert not upward, "\n".join(upward)
+
+
+def test_the_probe_imports_nothing_of_autodbg():
+    probe = [p for p in PACKAGE.rglob("*.py") if module_name(p).startswith("autodbg.probe")]
+    outside = {f"{module_name(p)} -> {target}" for p in probe
+               for target in imports_of(p, {module_name(q) for q in PACKAGE.rglob("*.py")})
+               if not target.startswith("autodbg.probe")}
+    assert not outside
+
+
 def a_full_result() -> Result:
     frame = FrameEvidence(0, "/p/app.py", "app.py", "main", 3, True, "x = 1 / n", SourceWindow(1, ["n = 0"]),
                           [LineValue("n", "0")], {"m": "1"}, 0,

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from autodbg.debugger.session import Session
-from autodbg.debugger.core import PostMortem
+from autodbg.frames.core import PostMortem
 from autodbg.evidence import build_dossier
 from autodbg.fix.check import check_fix
 from autodbg.investigate.answer import source_window

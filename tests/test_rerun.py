@@ -8,10 +8,10 @@ import time
 import pytest
 
 from autodbg.debugger.grammar import step_grammar
-from autodbg.fix.verify import verify_fix
+from autodbg.program.verify import verify_fix
 from autodbg.investigate.loop import Budget, Seen, investigate, place
 from autodbg.pipeline import verify
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.program.rerun import Rerun
 from autodbg.program.target import Program
 from autodbg.records import Result
@@ -140,7 +140,7 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
     try:
         exec(compile(PROGRAM, str(tmp_path / "prog.py"), "exec"), namespace)
     except ZeroDivisionError as exc:
-        session = ProbedSession.of_crash(exc, rerun=Rerun(program, budget=20))
+        session = CrashSession.of_crash(exc, rerun=Rerun(program, budget=20))
     dossier = session.dossier()
     state = session.state()
     grammar = step_grammar(state, Seen(state, dossier).known(state, place(session, state)), session.available_commands())

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from autodbg.debugger.session import Session
-from autodbg.debugger.core import PostMortem
-from autodbg.debugger.safe_eval import Evaluator, Refused, TimeLimit, safe_repr, time_limit
+from autodbg.frames.core import PostMortem
+from autodbg.frames.safe_eval import Evaluator, Refused, TimeLimit, safe_repr, time_limit
 from autodbg.redact import REDACTED, Redactor, is_secret_name
 from autodbg.evidence import build_dossier
 from crashkit import crash, load_program, run
@@ -280,7 +280,7 @@ def test_time_limit_also_stops_long_running_builtins(tmp_path):
     cannot stall the suite."""
     script = textwrap.dedent("""
         import time
-        from autodbg.debugger.safe_eval import Evaluator, Refused
+        from autodbg.frames.safe_eval import Evaluator, Refused
         started = time.monotonic()
         try:
             Evaluator({}, {}).evaluate("sum([[0] * 1000] * 1500, [])")
@@ -531,7 +531,7 @@ def test_repr_with_a_bare_except_retry_loop_is_still_stopped(tmp_path):
     still end promptly. Run in a child so a hang cannot stall the suite."""
     script = textwrap.dedent("""
         import time
-        from autodbg.debugger.safe_eval import safe_repr
+        from autodbg.frames.safe_eval import safe_repr
 
         class Stubborn:
             def __repr__(self):

@@ -12,7 +12,7 @@ import pytest
 
 from autodbg.investigate.loop import Budget, investigate
 from autodbg.investigate.search import CANDIDATE_SECONDS, RUN_KINDS, Place, proof, search, search_places
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.records import Candidate, FixTrial, Search
 from conftest import clean_env, run_py
 from crashkit import BELOW_ZERO, ScriptedStandInModel
@@ -47,7 +47,7 @@ def crashed(directory, monkeypatch, source: str, name: str = "prog.py"):
     (directory / name).write_text(source)
     with pytest.raises(Exception) as raised:
         runpy.run_path(str(directory / name), run_name="__main__")
-    session = ProbedSession.of_crash(raised.value.with_traceback(raised.value.__traceback__.tb_next))
+    session = CrashSession.of_crash(raised.value.with_traceback(raised.value.__traceback__.tb_next))
     return session, session.dossier()
 
 

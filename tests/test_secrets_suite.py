@@ -20,7 +20,7 @@ from rich.console import Console
 
 from autodbg.investigate.loop import MAX_OPTIONS
 from autodbg.pipeline import new_result, run_investigation
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.redact import MIN_PIECE
 from autodbg.settings import load_settings
 from crashkit import ScriptedStandInModel, fixed
@@ -248,7 +248,7 @@ def victim_session(tmp_path, monkeypatch):
     try:
         runpy.run_path(str(tmp_path / "victim.py"), run_name="__main__")
     except PermissionError as exc:
-        session = ProbedSession.of_crash(exc)
+        session = CrashSession.of_crash(exc)
         return session, session.dossier()
     pytest.fail("the victim did not crash")
 

@@ -10,7 +10,7 @@ import pytest
 
 from autodbg.debugger.grammar import Known, step_grammar
 from autodbg.investigate.loop import MAX_OPTIONS, Budget, investigate
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from conftest import clean_env, run_py
 from crashkit import ScriptedStandInModel, crash, load_program
 
@@ -168,13 +168,13 @@ def prog(tmp_path_factory):
     return load_program(tmp_path_factory.mktemp("trace"), PROGRAM)
 
 
-def trace_rule(session: ProbedSession, known: Known = Known()) -> str | None:
+def trace_rule(session: CrashSession, known: Known = Known()) -> str | None:
     grammar = step_grammar(session.state(), known, session.available_commands())
     return dict(line.split(" ::= ", 1) for line in grammar.splitlines()).get("cmd-trace")
 
 
 def test_the_grammar_offers_the_failing_lines_calls(prog):
-    s = ProbedSession.of_crash(crash(prog.check, "1,2"))
+    s = CrashSession.of_crash(crash(prog.check, "1,2"))
     assert s.mode == "fork"
     assert s.state().calls == ["parse(s)"]  # check's own call is made by the test, not the program's code
     assert trace_rule(s) == '"trace" " " ("parse(s)")'
@@ -183,7 +183,7 @@ def test_the_grammar_offers_the_failing_lines_calls(prog):
 
 
 def test_no_trace_in_a_frame_without_replayable_calls(prog):
-    s = ProbedSession.of_crash(crash(prog.main))
+    s = CrashSession.of_crash(crash(prog.main))
     assert s.state().current == 2 and s.state().calls == []  # `return scores[5]`; pick(parse(...)) is not plain
     assert trace_rule(s) is None
     assert s.execute("frame 1").ok  # main: `return pick(parse("1,2"))`
@@ -192,13 +192,13 @@ def test_no_trace_in_a_frame_without_replayable_calls(prog):
 
 
 def test_no_trace_inline(prog):
-    s = ProbedSession.of_crash(crash(prog.check, "1,2"), probes=False)
+    s = CrashSession.of_crash(crash(prog.check, "1,2"), probes=False)
     assert s.state().calls == [] and "trace" not in s.available_commands()
     assert trace_rule(s) is None
 
 
 def test_the_evidence_replays_the_failing_lines_calls_and_the_grammar_no_longer_offers_them(prog):
-    s = ProbedSession.of_crash(crash(prog.check, "1,2"))
+    s = CrashSession.of_crash(crash(prog.check, "1,2"))
     dossier = s.dossier()
     assert [(r.call, r.function, r.lines) for r in dossier.replays] == [("parse(s)", "parse", [2])]
     assert dossier.replays[0].history == "line 2: return [int(x) for x in s.split(\",\")] → [1, 2] · ⇒ returned [1, 2]"
@@ -211,7 +211,7 @@ def test_the_evidence_replays_the_failing_lines_calls_and_the_grammar_no_longer_
 
 
 def test_the_investigation_offers_a_call_until_it_was_traced(prog):
-    s = ProbedSession.of_crash(crash(prog.main))
+    s = CrashSession.of_crash(crash(prog.main))
     assert s.execute("frame 1").ok  # main: `return pick(parse("1,2"))`, not replayed for the evidence
     model = ScriptedStandInModel(["Thought: what parse made\nCommand: trace parse('1,2')", "Thought: so\nCommand: done",
                                   *["null"] * MAX_OPTIONS])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from autodbg.analysis import provenance
 from autodbg.analysis.provenance import Function, Origin
-from autodbg.debugger.safe_eval import cut
+from autodbg.frames.safe_eval import cut
 
 MAX_CALLEES = 3  # functions of the same name followed for one call
 

@@ -20,7 +20,7 @@ import functools
 import textwrap
 from dataclasses import dataclass, replace
 
-from autodbg.debugger.safe_eval import cut
+from autodbg.frames.safe_eval import cut
 
 MAX_CODE = 160  # characters of a definition's statement text
 HEAD_LINES = 4  # of a function's signature and docstring shown with a line of its body

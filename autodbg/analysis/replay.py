@@ -23,8 +23,8 @@ import types
 from dataclasses import dataclass, field
 
 from autodbg.analysis.provenance import parse_statement
-from autodbg.debugger.core import is_user_file
-from autodbg.debugger.safe_eval import cut, safe_repr
+from autodbg.frames.core import is_user_file
+from autodbg.frames.safe_eval import cut, safe_repr
 from autodbg.redact import Redactor, is_secret_name, redacted
 
 TRACE_DEPTH = 1  # the replayed function's own lines, and those of the user functions it calls

@@ -15,30 +15,28 @@ import re
 import sys
 import types
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 from autodbg.analysis.provenance import statement_text
 from autodbg.analysis.replay import ValueHistory, code_of, history_text, replay_call, replayable_calls
-from autodbg.debugger.core import FrameEntry, display_path, is_user_file, source_lines
-from autodbg.debugger.safe_eval import (
+from autodbg.frames.core import FrameEntry, display_path, is_user_file, source_lines
+from autodbg.debugger.output import (
+    MAX_LINES, CommandError, Output, ShownLine, format_source,
+)
+from autodbg.frames.safe_eval import (
     Refused, TimeLimit, can_run_user_code, check_expression, cut, in_probe, time_limit,
 )
 from autodbg.probe import sandbox
+from autodbg.probe.fork import refusal_in_chain
+from autodbg.records import Record
 
 if TYPE_CHECKING:
     from autodbg.debugger.session import Session
 
-MAX_LINES = 40
-MAX_CHARS = 3000
 LIST_CONTEXT = 5  # lines each side of the current line for a bare `list`
-FOLD_HEAD, FOLD_TAIL = 4, 12  # frames kept at each end of a tall stack: `where` fits MAX_LINES
 TRACE_LINES = 500  # lines a replay may run before it is stopped (the probe's deadline bounds its time)
 TRACE_CHARS = 1200  # of a replay's history: its start and end are kept, the middle steps left out
 MAX_TRACE_CALLS = 10  # calls of one line `trace` offers
-
-
-class CommandError(Exception):
-    """A command line that cannot run; the message is one line."""
 
 
 # --- arguments -------------------------------------------------------------------------------
@@ -93,20 +91,6 @@ def _parse_call(arg: Arg, text: str) -> str:
 
 # --- the table -------------------------------------------------------------------------------
 
-class ShownLine(NamedTuple):
-    """A source line a command showed: the model may quote it in its answer."""
-    file: str
-    line: int
-    code: str
-
-
-@dataclass(frozen=True)
-class Output:
-    """What an executor returns when it shows source lines (a plain str when it does not)."""
-    text: str
-    lines: tuple[ShownLine, ...] = ()
-
-
 @dataclass(frozen=True)
 class Command:
     """One command, and everything that depends on which command it is."""
@@ -132,7 +116,7 @@ class Command:
         return " ".join([self.name, *(a.usage for a in self.args)])
 
     def available(self, s) -> bool:
-        """Whether it can run now in S, a session controller (autodbg.probe.session)."""
+        """Whether it can run now in S, a session controller (autodbg.crash)."""
         if self.needs == "rerun":
             return s.rerun is not None
         if self.needs == "breakpoints":
@@ -277,15 +261,16 @@ def replay_here(s: "Session", call: str) -> ValueHistory:
         offered = ", ".join(calls) if calls else "none here"
         raise CommandError(f"{call} is not a call to replay from this frame; these are: {cut(offered, 200)}")
     entry = calls[call]
-    refused_before = len(sandbox.refusals)
-    try:
-        history = replay_call(call, entry.frame.f_globals, s.frame_locals(entry), max_lines=TRACE_LINES,
-                              redactor=s.redactor)
-    except Exception as exc:  # evaluating the callee or its arguments failed
-        raise CommandError(f"not replayable: {type(exc).__name__}: {cut(str(exc), 200)}") from None
-    if len(sandbox.refusals) > refused_before:  # even when the program caught it: it ran on differently
-        raise CommandError(f"not replayable: {cut(sandbox.refusals[refused_before], 200)}; a replay may not "
-                           "write files, reach the network or start processes")
+    with sandbox.refusals_during() as refused:
+        try:
+            history = replay_call(call, entry.frame.f_globals, s.frame_locals(entry), max_lines=TRACE_LINES,
+                                  redactor=s.redactor)
+        except Exception as exc:  # evaluating the callee or its arguments failed
+            raise CommandError(f"not replayable: {type(exc).__name__}: {cut(str(exc), 200)}",
+                               refused=refusal_in_chain(exc) is not None) from None
+    if refused:  # even when the program caught it: it ran on differently
+        raise CommandError(f"not replayable: {cut(refused[0], 200)}; a replay may not "
+                           "write files, reach the network or start processes", refused=True)
     return history
 
 
@@ -392,7 +377,7 @@ def parse(line: str) -> tuple[Command, list]:
 
 
 @dataclass(frozen=True)
-class Breakpoint:
+class Breakpoint(Record):
     file: str  # absolute path
     line: int  # a line that starts a statement; for a function, its `def` line
     function: str | None = None  # stop at the function's first line run, as bdb's funcname
@@ -507,36 +492,3 @@ def _callee_code(s: "Session", entry: FrameEntry, call: str) -> types.CodeType |
         return None
 
 
-def fold_indexes(total: int, keep: int) -> list[int]:
-    """Indexes of a stack to show: all of a short stack, the ends of a tall one (and KEEP)."""
-    if total <= FOLD_HEAD + FOLD_TAIL + 5:
-        return list(range(total))
-    shown = set(range(FOLD_HEAD)) | set(range(total - FOLD_TAIL, total)) | {keep}
-    return sorted(shown)
-
-
-def fold_summary(entries: list[FrameEntry]) -> str:
-    counts: dict[str, int] = {}
-    for e in entries:
-        counts[e.function] = counts.get(e.function, 0) + 1
-    top = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
-    return ", ".join(f"{name} x{n}" for name, n in top)
-
-
-def format_source(lines: list[str], first: int, last: int, current: int | None, offset: int = 0) -> str:
-    """Numbered source lines FIRST..LAST (1-based in LINES), `->` on CURRENT, numbers shifted by OFFSET."""
-    width = len(str(last + offset))
-    out = []
-    for n in range(first, last + 1):
-        mark = "->" if n + offset == current else "  "
-        out.append(f"{str(n + offset).rjust(width)} {mark} {cut(lines[n - 1], 200)}")
-    return "\n".join(out)
-
-
-def bound_output(text: str) -> str:
-    lines = text.splitlines()
-    if len(lines) > MAX_LINES:
-        text = "\n".join(lines[:MAX_LINES]) + f"\n...[cut: {len(lines) - MAX_LINES} more lines]"
-    if len(text) > MAX_CHARS:
-        text = text[:MAX_CHARS] + f"\n...[cut: {len(text) - MAX_CHARS} more characters]"
-    return text

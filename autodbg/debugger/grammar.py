@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 from autodbg.debugger.commands import COMMANDS, Arg, Command, replayable_here, statement_lines
 from autodbg.debugger.session import Session
-from autodbg.debugger.core import display_path, is_user_file
-from autodbg.debugger.safe_eval import SAFE_BUILTINS, in_probe
+from autodbg.frames.core import display_path, is_user_file
+from autodbg.frames.safe_eval import SAFE_BUILTINS, in_probe
+from autodbg.records import Record
 from autodbg.redact import is_secret_name
 
 THOUGHT_CHARS = 60  # a few words: longer thoughts cost seconds and only restate the evidence
@@ -190,7 +191,7 @@ def break_lines(session: Session) -> list[tuple[str, list[int]]]:
 
 
 @dataclass(frozen=True)
-class LiveState:
+class LiveState(Record):
     """What exists in a session right now, as plain data (it may come from another process):
     the step grammar is built from it, and names only what it holds."""
     names: list[str]  # names an expression may start with
@@ -210,11 +211,6 @@ class LiveState:
     on_crash: bool  # the crash's own exception is selected
     stack: list[tuple[str, int, str]]  # (file, line, function) of each frame, outermost first
     calls: list[str]  # what `trace` can replay from the current frame (none where probes are off)
-
-    @classmethod
-    def from_json(cls, data: dict) -> "LiveState":
-        return cls(**{**data, "break_lines": [(file, lines) for file, lines in data["break_lines"]],
-                      "stack": [tuple(place) for place in data["stack"]]})
 
 
 def live_state(session: Session) -> LiveState:

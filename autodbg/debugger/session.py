@@ -7,30 +7,31 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
-from autodbg.debugger.commands import (
-    CommandError, Output, ShownLine, bound_output, fold_indexes, fold_summary, parse,
-)
-from autodbg.debugger.core import FrameEntry, Inspector, display_path
-from autodbg.debugger.safe_eval import Evaluator, Refused, TimeLimit, cut, safe_repr
+from autodbg.debugger.commands import parse
+from autodbg.debugger.output import CommandError, Output, ShownLine, bound_output, fold_indexes, fold_summary
+from autodbg.frames.core import FrameEntry, Inspector, display_path
+from autodbg.frames.safe_eval import Evaluator, Refused, TimeLimit, cut, safe_repr
+from autodbg.probe.fork import refusal_in_chain
+from autodbg.records import Ended, Record
 from autodbg.redact import Redactor, redacted
 
 
 @dataclass
-class CommandResult:
+class CommandResult(Record):
     line: str
     ok: bool  # ran without error
     output: str
     ends_session: bool = False
     valid: bool = True  # a command of the language (False: the parser refused it)
     lines: tuple[ShownLine, ...] = ()  # source lines the output showed
-    ended: str = "ok"  # how the look at the program ended: ok | error | refused | timed out | probe died
+    ended: Ended = Ended.OK  # how the look at the program ended
 
 
 @dataclass
 class Session:
     """Runs the commands that look at the program against an `Inspector`, where its frames are
     (a probe, or this process); every output is redacted and bounded. The commands that drive
-    the session or its re-runs run in its controller (autodbg.probe.session)."""
+    the session or its re-runs run in its controller (autodbg.crash)."""
 
     debugger: Inspector
     redactor: Redactor = field(default_factory=Redactor)
@@ -49,7 +50,8 @@ class Session:
                 raise CommandError(f"`{command.name}` is not possible here")
             output = command.run(self, *values)
         except CommandError as exc:
-            return CommandResult(line, False, f"error: {self.redactor.scrub(str(exc))}")
+            return CommandResult(line, False, f"error: {self.redactor.scrub(str(exc))}",
+                                 ended=Ended.REFUSED if exc.refused else Ended.ERROR)
         if isinstance(output, Output):
             return CommandResult(line, True, bound_output(self.redactor.scrub(output.text)), command.ends_session,
                                  lines=output.lines)
@@ -78,11 +80,12 @@ class Session:
         try:
             return evaluator.evaluate(expr)
         except Refused as exc:
-            raise CommandError(f"refused: {exc}") from None
+            raise CommandError(f"refused: {exc}", refused=True) from None
         except TimeLimit:
             raise CommandError("evaluation took too long") from None
-        except Exception as exc:
-            raise CommandError(f"{type(exc).__name__}: {cut(str(exc), 200)}") from None
+        except Exception as exc:  # the program's code failed, or the sandbox refused it what it did
+            raise CommandError(f"{type(exc).__name__}: {cut(str(exc), 200)}",
+                               refused=refusal_in_chain(exc) is not None) from None
 
     def show(self, label: str, value) -> str:
         """A value's repr, redacted when the name it was reached by looks secret."""

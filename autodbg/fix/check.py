@@ -8,7 +8,7 @@ import ast
 import difflib
 import textwrap
 
-from autodbg.debugger.core import display_path
+from autodbg.frames.core import display_path
 from autodbg.fix.lines import python_lines
 from autodbg.records import Fix
 

@@ -15,13 +15,14 @@ import ast
 import difflib
 from dataclasses import dataclass
 
-from autodbg.debugger.core import Inspector, PostMortem, source_lines
+from autodbg.frames.core import Inspector, PostMortem, source_lines
+from autodbg.records import Record
 
 MAX_KEYS = 8  # keys of a mapping tried in place of a missing one, the most alike first
 
 
 @dataclass(frozen=True)
-class KeyChange:
+class KeyChange(Record):
     """Line LINE of FILE, whose text becomes REPLACEMENT (ending in a newline)."""
     file: str
     line: int

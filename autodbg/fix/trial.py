@@ -5,7 +5,7 @@ ended.
 The outermost program frame that the exception left is where the crash's story starts: for a script, its module (run
 again from the top, so whatever the fixed function feeds is made again); for a test function,
 a thread's target or a callback, that function called again with its arguments. Runs program
-and model-written code: call `try_fix` only in a sandboxed probe (autodbg.probe.session).
+and model-written code: call `try_fix` only in a sandboxed probe (autodbg.crash).
 """
 
 from __future__ import annotations
@@ -16,21 +16,19 @@ import re
 import sys
 import types
 
-from autodbg.debugger.core import Inspector, display_path, is_user_file, source_lines
-from autodbg.debugger.safe_eval import safe_repr
+from autodbg.frames.core import Inspector, display_path, is_user_file, source_lines
+from autodbg.frames.safe_eval import safe_repr
 from autodbg.fix.check import added_guard
 from autodbg.fix.lines import python_lines, replace_lines
-from autodbg.probe import sandbox
 from autodbg.probe.fork import refusal_in_chain
-from autodbg.records import FixTrial
+from autodbg.records import FixTrial, TrialResult
 
 DETAIL_CHARS = 200
 VALUE_CHARS = 60  # of each value in the fixed function's first call
-# Why a fix was "not run" that concern that fix alone (another fix may well run).
+# Why a fix was "not run" that concern that fix alone (FixTrial.stopped_by_fix).
 NOT_REACHED = "running it again did not reach the fixed lines"
 NOT_CHECKED = "with the fix, the code that holds the failing assertion no longer runs to its end, so nothing checked the fix"
 NOT_RAN_AGAIN = "with the fix, the line that crashed no longer runs, so nothing checked the fix"
-FIX_NOT_RUN = (NOT_REACHED, NOT_CHECKED, NOT_RAN_AGAIN)
 
 
 class NotRunnable(Exception):
@@ -44,7 +42,7 @@ def try_fix(debugger: Inspector, file: str, first: int, last: int, replacement: 
     try:
         return _try(debugger, os.path.abspath(file), first, last, replacement, exception_type)
     except NotRunnable as why:
-        return FixTrial("not run", str(why))
+        return FixTrial(TrialResult.NOT_RUN, str(why))
 
 
 def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str, exception_type: str) -> FixTrial:
@@ -66,13 +64,12 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
     else:
         _load(file, patched, span, _module_globals(file, debugger), watch)
         run = _call_again(outer.frame)
-    refused_before = len(sandbox.refusals)
     sys.settrace(watch.on_call if check is None else _both(watch, check))
     try:
         run()
     except SystemExit as exc:
         if exc.code not in (None, 0):
-            return FixTrial("fails differently", f"the program exits with status {exc.code}", watch.reached)
+            return FixTrial(TrialResult.FAILS_DIFFERENTLY, f"the program exits with status {exc.code}", moved_on=watch.reached)
     except BaseException as exc:  # noqa: BLE001 — how the fixed program fails is the answer
         if refusal_in_chain(exc) is not None:
             raise  # the sandbox stopped it: the probe reports that, not a program failure
@@ -80,18 +77,16 @@ def _try(debugger: Inspector, file: str, first: int, last: int, replacement: str
     finally:
         sys.settrace(None)
     if not watch.reached:
-        return FixTrial("not run", NOT_REACHED)
+        return FixTrial(TrialResult.NOT_RUN, NOT_REACHED, stopped_by_fix=True)
     if check is not None and not check.satisfied:
-        return FixTrial("not run", check.missing)
-    if len(sandbox.refusals) > refused_before:  # the program caught a refusal and went on: not how it runs
-        return FixTrial("not run", f"it ran on past something the sandbox refused: {sandbox.refusals[refused_before]}")
+        return FixTrial(TrialResult.NOT_RUN, check.missing, stopped_by_fix=True)
     if isinstance(check, FinishWatch):
-        return FixTrial("passes", "with this fix the failing assertion holds, and the code that holds it runs to its end")
+        return FixTrial(TrialResult.PASSES, "with this fix the failing assertion holds, and the code that holds it runs to its end")
     guard = _guard_at_crash(debugger, file, first, last, original, replacement)
     if guard is not None:
-        return FixTrial("guards", f"with this fix the crashed program runs to the end, but only because the fix adds "
+        return FixTrial(TrialResult.GUARDS, f"with this fix the crashed program runs to the end, but only because the fix adds "
                                   f"{guard} to the line that failed: the value it failed on may still be wrong")
-    return FixTrial("passes", "with this fix the crashed program now runs to the end without an exception")
+    return FixTrial(TrialResult.PASSES, "with this fix the crashed program now runs to the end without an exception")
 
 
 def _guard_at_crash(debugger: Inspector, file: str, first: int, last: int, original: str,
@@ -398,7 +393,7 @@ def _failure(exc: BaseException, exception_type: str, watch: FixedCodeWatch,
     as_before = same_kind and where is not None and crashed_at is not None \
         and _same_file(where[0], crashed_at[0]) and where[1] == crashed_at[1]
     moved_on = watch.reached and where is not None and not in_fix and not as_before
-    return FixTrial("still fails" if same_kind else "fails differently", text, moved_on)
+    return FixTrial(TrialResult.STILL_FAILS if same_kind else TrialResult.FAILS_DIFFERENTLY, text, moved_on)
 
 
 def _where(tb: types.TracebackType | None) -> tuple[str, int] | None:

@@ -9,8 +9,8 @@ import json
 import re
 
 from autodbg.analysis.provenance import function_span, module_nodes, parse_source
-from autodbg.debugger.commands import ShownLine
-from autodbg.debugger.core import display_path, source_lines
+from autodbg.debugger.output import ShownLine
+from autodbg.frames.core import display_path, source_lines
 from autodbg.fix.check import check_fix, does_nothing
 from autodbg.records import Diagnosis, Dossier, SourceWindow, ValueOrigin
 

@@ -11,23 +11,25 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from autodbg.analysis.provenance import function_head
-from autodbg.debugger.commands import COMMANDS, ShownLine
-from autodbg.debugger.core import display_path, source_lines
+from autodbg.debugger.commands import COMMANDS
+from autodbg.debugger.output import ShownLine
+from autodbg.frames.core import display_path, source_lines
 from autodbg.debugger.grammar import (
     ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars,
     choice_grammar, choice_max_chars, code_grammar, code_max_chars, fenced_code, reason_grammar, reason_max_chars,
     step_grammar,
 )
 from autodbg.fix.check import check_fix
-from autodbg.fix.trial import FIX_NOT_RUN
 from autodbg.investigate.answer import (
     echo, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
 )
 from autodbg.investigate.prompt import SYSTEM_PROMPT, candidates_text, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.investigate.pace import measured
-from autodbg.records import Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Rates, Replay, Search, Tokens, Turn
+from autodbg.records import (
+    Candidate, Diagnosis, Dossier, FixTrial, ModelCall, Rates, Replay, Search, Tokens, TrialResult, Turn,
+)
 from autodbg.settings import DEFAULT_TIMEOUT, DEFAULT_TURNS
 
 MAX_GENERATED_TOKENS = 1500
@@ -155,7 +157,7 @@ class Seen:
                      frozenset((line.file, line.line) for line in self.lines.values()), traced)
 
 
-def place(session: ProbedSession, state: LiveState) -> str:
+def place(session: CrashSession, state: LiveState) -> str:
     """Where commands run now: `locals` in frame 2 is not `locals` in frame 3."""
     if session.rerun is not None and session.rerun.stopped:
         return session.rerun.where
@@ -188,7 +190,7 @@ def parse_step(text: str) -> tuple[str, str]:
 class Investigation:
     """One investigation of one crash: `run()` asks, runs the turns, then gets the answer."""
 
-    def __init__(self, session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
+    def __init__(self, session: CrashSession, dossier: Dossier, model: Model, budget: Budget,
                  on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> None:
         self.session, self.dossier, self.model, self.budget, self.on_step = session, dossier, model, budget, on_step
         # Changes the search found: proven by the failing test (the model picks and explains), or
@@ -401,7 +403,7 @@ class Investigation:
                 self.try_fix(diagnosis, trials)
                 self.findings.candidates.append(model_candidate(diagnosis))
                 trial = fix.trial
-                if trial.passes or (trial.result == "not run" and trial.detail not in FIX_NOT_RUN):
+                if trial.passes or (trial.result == TrialResult.NOT_RUN and not trial.stopped_by_fix):
                     break  # it works; or the program cannot run again here, so no other fix could be judged
                 if failed(diagnosis) and quote not in retried:  # once more, told how it ran, after the others
                     retried.add(quote)
@@ -766,7 +768,7 @@ def next_request(diagnosis: Diagnosis | None, problem: str | None, outcome: str,
             "code as new_code; if none is, new_code null."), list(suspect.lines)
 
 
-def investigate(session: ProbedSession, dossier: Dossier, model: Model, budget: Budget,
+def investigate(session: CrashSession, dossier: Dossier, model: Model, budget: Budget,
                 on_step: Callable[[Turn | None], None] = lambda turn: None, search: Search | None = None) -> Findings:
     return Investigation(session, dossier, model, budget, on_step, search).run()
 

@@ -4,7 +4,7 @@ dossier as compact text with numbered source lines."""
 from __future__ import annotations
 
 from autodbg.debugger.commands import COMMANDS, help_text
-from autodbg.debugger.safe_eval import cut
+from autodbg.frames.safe_eval import cut
 import textwrap
 
 from autodbg.records import Candidate, Dossier

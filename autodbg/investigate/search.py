@@ -17,11 +17,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from autodbg.debugger.core import display_path, source_lines
+from autodbg.frames.core import display_path, source_lines
 from autodbg.fix.lines import replace_lines
 from autodbg.fix.mutate import Mutant, conversion, conversions, mutants
 from autodbg.investigate.answer import hiding, likeliest_first, specification_lines
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.records import Candidate, Dossier, Search
 
 SEARCH_SECONDS = 4.0  # at most, of the crash's budget
@@ -71,7 +71,7 @@ def budget_for(timeout: float) -> float:
     return min(SEARCH_SECONDS, SEARCH_SHARE * timeout)
 
 
-def search(session: ProbedSession, dossier: Dossier, deadline: float, places: list[Place] | None = None) -> Search:
+def search(session: CrashSession, dossier: Dossier, deadline: float, places: list[Place] | None = None) -> Search:
     """Try changes of PLACES (default: search_places) on the crashed program until MAX_PASSING
     pass or DEADLINE (time.monotonic()) comes; each in a probe of its own."""
     started = time.monotonic()
@@ -103,7 +103,7 @@ def search(session: ProbedSession, dossier: Dossier, deadline: float, places: li
                   round(time.monotonic() - started, 3), passing)
 
 
-def _changes(session: ProbedSession, dossier: Dossier, places: list[Place]):
+def _changes(session: CrashSession, dossier: Dossier, places: list[Place]):
     """(place, change) to try, likeliest first. Where only a run can tell: for a KeyError the keys
     the program's mapping has, for a TypeError of text and numbers the conversion it asks for
     (where the value was made first, the line that crashed last), then RUN_KINDS' changes."""

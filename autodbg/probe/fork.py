@@ -7,11 +7,13 @@ state or reach its terminal. The child always leaves with os._exit: no atexit ha
 of the stdio buffers it inherited.
 
 Pipe, child -> parent: one line, the JSON list of layers entered; then one JSON object
-{"status": "ok", "value"} | {"status": "error" | "refused", "detail"}; then end of file.
+{"status": "ok", "value"} | {"status": "error" | "refused", "detail"}, with "refusals" (what the
+sandbox refused, in order); then end of file.
 """
 
 from __future__ import annotations
 
+import enum
 import gc
 import io
 import json
@@ -32,13 +34,26 @@ _INTERNAL_FAILURE = 70  # exit status of a child whose own probe code failed (EX
 _DETAIL_CHARS = 300
 
 
+class ProbeStatus(str, enum.Enum):
+    """How a probe ended."""
+    OK = "ok"  # the function returned: its value came back
+    ERROR = "error"  # it raised
+    REFUSED = "refused"  # the sandbox stopped it
+    TIMED_OUT = "timed out"
+    DIED = "died"  # no reply: killed, crashed, or its reply was unreadable
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class ProbeOutcome:
-    status: str  # "ok" | "error" | "refused" | "timed out" | "died"
+    status: ProbeStatus
     value: Any = None  # the function's return value, when ok
     detail: str = ""  # one line for a human and a report; empty when ok
     seconds: float = 0.0
     layers: tuple[str, ...] = ()  # sandbox layers the probe entered (sandbox.Layer names)
+    refusals: tuple[str, ...] = ()  # what the sandbox refused the function, in order (even where it caught it)
 
 
 def available() -> bool:
@@ -59,7 +74,7 @@ def run_in_probe(function: Callable[[], Any], *, deadline: float, limits: Limits
     except Exception as exc:  # noqa: BLE001 — out of processes, or the program's own audit hook refuses
         os.close(read_fd)
         os.close(write_fd)
-        return ProbeOutcome("died", detail=f"probe could not start: {exc}")
+        return ProbeOutcome(ProbeStatus.DIED, detail=f"probe could not start: {exc}")
     if pid == 0:
         _child(function, read_fd, write_fd, deadline, limits)
     os.close(write_fd)
@@ -100,11 +115,12 @@ def _silence_stdio() -> None:
 
 def _reply(function: Callable[[], Any], limits: Limits) -> bytes:
     try:
-        reply = json.dumps({"status": "ok", "value": function()}).encode()
+        value = function()
+        reply = json.dumps({"status": "ok", "value": value, "refusals": sandbox.refusals()}).encode()
     except BaseException as exc:  # noqa: BLE001 — every way program code can fail is an outcome
         refusal = refusal_in_chain(exc)
         status, detail = ("refused", _describe(refusal)) if refusal else ("error", _describe(exc))
-        reply = json.dumps({"status": status, "detail": detail}).encode()
+        reply = json.dumps({"status": status, "detail": detail, "refusals": sandbox.refusals()}).encode()
     if len(reply) > limits.reply_bytes:
         detail = f"reply too large: {len(reply)} bytes (limit {limits.reply_bytes})"
         reply = json.dumps({"status": "error", "detail": detail}).encode()
@@ -153,7 +169,7 @@ def _collect(pid: int, read_fd: int, start: float, deadline: float, limits: Limi
         while (ended := _exit_status(pid)) is None:
             remaining = end - time.monotonic()
             if remaining <= 0:
-                return _outcome("timed out", f"timed out after {_format_seconds(deadline)} s", start, received)
+                return _outcome(ProbeStatus.TIMED_OUT, f"timed out after {_format_seconds(deadline)} s", start, received)
             watch = ([read_fd] if pipe_open else []) + ([pidfd] if pidfd is not None else [])
             wait = remaining if pidfd is not None else min(remaining, _POLL if pipe_open else 0.001)
             ready, _, _ = select.select(watch, [], [], wait)
@@ -162,7 +178,7 @@ def _collect(pid: int, read_fd: int, start: float, deadline: float, limits: Limi
                 pipe_open = bool(chunk)
                 received += chunk
                 if len(received) > cap:
-                    return _outcome("error", f"reply larger than {limits.reply_bytes} bytes", start, received)
+                    return _outcome(ProbeStatus.ERROR, f"reply larger than {limits.reply_bytes} bytes", start, received)
     finally:
         if pidfd is not None:
             os.close(pidfd)
@@ -211,22 +227,24 @@ def _ended(ended: str, start: float, received: bytearray) -> ProbeOutcome:
     try:
         reply = json.loads(bytes(received).partition(b"\n")[2])
         status = reply["status"]
-        if status == "ok":
-            return _outcome("ok", "", start, received, value=reply["value"])
-        if status in ("error", "refused"):
-            return _outcome(status, str(reply["detail"]), start, received)
+        refusals = tuple(str(refusal) for refusal in reply.get("refusals", ()))
+        if status == ProbeStatus.OK:
+            return _outcome(ProbeStatus.OK, "", start, received, value=reply["value"], refusals=refusals)
+        if status in (ProbeStatus.ERROR, ProbeStatus.REFUSED):
+            return _outcome(ProbeStatus(status), str(reply["detail"]), start, received, refusals=refusals)
     except (ValueError, TypeError, KeyError):
         pass
-    return _outcome("died", f"probe died: {ended}", start, received)
+    return _outcome(ProbeStatus.DIED, f"probe died: {ended}", start, received)
 
 
-def _outcome(status: str, detail: str, start: float, received: bytearray, value: Any = None) -> ProbeOutcome:
+def _outcome(status: ProbeStatus, detail: str, start: float, received: bytearray, value: Any = None,
+             refusals: tuple[str, ...] = ()) -> ProbeOutcome:
     layers_line = bytes(received).partition(b"\n")[0]
     try:
         layers = tuple(str(name) for name in json.loads(layers_line))
     except (ValueError, TypeError):
         layers = ()
-    return ProbeOutcome(status, value, detail, time.monotonic() - start, layers)
+    return ProbeOutcome(status, value, detail, time.monotonic() - start, layers, refusals)
 
 
 def _end(pid: int) -> None:

@@ -22,13 +22,14 @@ In the order `enter` applies them:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
 import stat
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from autodbg.probe import native, seccomp
 
@@ -49,12 +50,29 @@ class Refused(PermissionError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        refusals.append(message)
+        _refusals.append(message)
 
 
 # Every refusal made in this process (a probe), in order: program code that catches one runs on
-# differently than it did outside, and whoever ran that code can still tell (`trace`).
-refusals: list[str] = []
+# differently than it did outside, and whoever ran that code can still tell (the probe's reply
+# carries them; `refusals_during` tells a part of the probe's work).
+_refusals: list[str] = []
+
+
+def refusals() -> tuple[str, ...]:
+    """The refusals made in this probe so far, in order."""
+    return tuple(_refusals)
+
+
+@contextlib.contextmanager
+def refusals_during() -> Iterator[list[str]]:
+    """The refusals made while the block runs: the list it yields holds them once it is left."""
+    made: list[str] = []
+    start = len(_refusals)
+    try:
+        yield made
+    finally:
+        made.extend(_refusals[start:])
 
 
 @dataclass(frozen=True)

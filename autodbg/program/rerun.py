@@ -22,9 +22,10 @@ import time
 from dataclasses import dataclass, field
 
 from autodbg.channel import Channel, ChannelError, ChannelTimeout
-from autodbg.debugger.commands import COMMANDS_BY_NAME, Breakpoint, ShownLine
+from autodbg.debugger.commands import COMMANDS_BY_NAME, Breakpoint
+from autodbg.debugger.output import ShownLine
 from autodbg.debugger.grammar import LiveState
-from autodbg.debugger.safe_eval import cut
+from autodbg.frames.safe_eval import cut
 from autodbg.debugger.session import CommandResult
 from autodbg.program.target import Program
 

@@ -11,10 +11,10 @@ import sys
 
 from autodbg.channel import Channel, ChannelError
 from autodbg.debugger.commands import COMMANDS_BY_NAME
-from autodbg.debugger.core import Inspector, exception_title, source_lines
-from autodbg.debugger.safe_eval import Evaluator, set_mode
+from autodbg.frames.core import Inspector, exception_title, source_lines
+from autodbg.frames.safe_eval import Evaluator, set_mode
 from autodbg.probe.fork import available, run_in_probe
-from autodbg.probe.session import ProbedSession
+from autodbg.crash import CrashSession
 from autodbg.program.target import Program, exit_status, run_program
 
 CONDITION_SECONDS = 1.0
@@ -79,7 +79,7 @@ class Tracer(Inspector):
 
     def interact(self, frame) -> None:
         self.set_stack(frame, None)
-        session = ProbedSession(lambda: self, probes=self.probes, live=True)
+        session = CrashSession(lambda: self, probes=self.probes, live=True)
         entry = self.current
         code = source_lines(entry.filename)[entry.lineno - 1].strip() if entry.lineno else ""
         text = f"stopped at {entry.location} (hit {self.hits})\n  {entry.lineno} -> {code}"
@@ -110,7 +110,7 @@ class Tracer(Inspector):
                               ended=result.ended, state=_state_data(session))
 
 
-def _state_data(session: ProbedSession) -> dict | None:
+def _state_data(session: CrashSession) -> dict | None:
     state = session.state()
     return dataclasses.asdict(state) if state is not None else None
 

@@ -11,8 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autodbg.debugger.core import display_path
-from autodbg.debugger.safe_eval import cut
+from autodbg.frames.core import display_path
+from autodbg.frames.safe_eval import cut
 from autodbg.files import is_inside, write_shared
 from autodbg.fix.lines import replace_lines
 from autodbg.program.target import Program
