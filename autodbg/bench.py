@@ -194,7 +194,7 @@ def searched(search: dict | None, case, work: Path) -> dict | None:
     first that passed is at the root cause, and whether it makes the case's own test pass."""
     if search is None:
         return None
-    first = search["passing"][0] if search["passing"] else None
+    first = search["passing"][0]["edit"] if search["passing"] else None
     at = in_case(first["file"], work) if first is not None else None
     return {"tried": search["tried"], "seconds": search["seconds"], "passing": len(search["passing"]),
             "first_at_root_cause": at == case.buggy_file and first["first"] in case.acceptable_lines,
@@ -205,11 +205,12 @@ def searched(search: dict | None, case, work: Path) -> dict | None:
 def tried(candidate: dict, case, work: Path) -> dict:
     """A fix the model wrote that ran in a probe: where, how it ran, whether it is at the root
     cause, and (when it ran and passed) whether it makes the case's own test pass: the label's trust."""
-    at = in_case(candidate["file"], work)
+    edit = candidate["edit"]
+    at = in_case(edit["file"], work)
     result = candidate["trial"]["result"]
-    fix = {"file": at, "line": candidate["first"], "line_end": candidate["last"], "fix": candidate["replacement"]}
-    return {"line": candidate["first"], "result": result, "moved_on": candidate["trial"]["moved_on"],
-            "at_root_cause": at == case.buggy_file and candidate["first"] in case.acceptable_lines,
+    fix = {"file": at, "line": edit["first"], "line_end": edit["last"], "fix": edit["replacement"]}
+    return {"line": edit["first"], "result": result, "moved_on": candidate["trial"]["moved_on"],
+            "at_root_cause": at == case.buggy_file and edit["first"] in case.acceptable_lines,
             "fix_hit": fix_passes(case, fix) if result == "passes" else None}
 
 
@@ -236,7 +237,7 @@ def located_diagnosis(report: dict, work: Path) -> dict | None:
     diagnosis = report.get("diagnosis")
     if diagnosis is not None:
         fix = diagnosis.get("fix")
-        usable_fix = fix["replacement"] if fix and fix.get("problem") is None else None
+        usable_fix = fix["edit"]["replacement"] if fix and fix.get("problem") is None else None
         file, line, line_end = diagnosis["file"], diagnosis["line"], diagnosis["line_end"]
     else:
         site = report["dossier"]["crash_site"]

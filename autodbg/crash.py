@@ -24,9 +24,9 @@ from autodbg.debugger.output import CommandError
 from autodbg.frames.core import Inspector, PostMortem
 from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
-from autodbg.fix.keys import KeyChange, key_changes
+from autodbg.fix.keys import key_changes
 from autodbg.probe.fork import ProbeOutcome, ProbeStatus, available, run_in_probe
-from autodbg.records import Dossier, Ended, FixTrial, ProbeMode, Record, Replay, TrialResult
+from autodbg.records import Dossier, Edit, Ended, FixTrial, ProbeMode, Record, Replay, TrialResult
 from autodbg.redact import Redactor
 
 COMMAND_SECONDS = 3.0  # one command; the parent kills a probe past it
@@ -82,20 +82,20 @@ class CrashSession:
         try:
             command, values = parse(line)
         except CommandError as exc:
-            return CommandResult(line, False, f"error: {exc}", valid=False)
+            return CommandResult(line=line, ok=False, output=f"error: {exc}", valid=False)
         if self.rerun is not None and self.rerun.stopped and command.live:
             reply = self.rerun.send(line)  # runs in the re-run's live frames
             return dataclasses.replace(reply, output=self.redactor.scrub(reply.output))
         if command.back_to_crash and self.rerun is not None and self.rerun.stopped:
             self.rerun.stop()
         if not command.resumes and not command.available(self):  # a resume says why itself
-            return CommandResult(line, False, f"error: {self._unavailable(command)}")
+            return CommandResult(line=line, ok=False, output=f"error: {self._unavailable(command)}")
         if not command.controls:
             return self._look(ExecuteLook(position=self.position, line=line))
         try:
-            return CommandResult(line, True, command.run(self, *values), command.ends_session)
+            return CommandResult(line=line, ok=True, output=command.run(self, *values), ends_session=command.ends_session)
         except CommandError as exc:
-            return CommandResult(line, False, f"error: {exc}")
+            return CommandResult(line=line, ok=False, output=f"error: {exc}")
 
     def dossier(self) -> Dossier:
         """The evidence dossier: with the program's reprs; if that probe does not come back, without
@@ -131,13 +131,12 @@ class CrashSession:
             self._look(StateLook(position=self.position))
         return self.last_state
 
-    def try_fix(self, file: str, first: int, last: int, replacement: str, exception_type: str,
-                seconds: float = TRIAL_SECONDS) -> FixTrial:
-        """Run the crashed program again with the fix, in a probe (autodbg.fix.trial) that may run
-        for SECONDS."""
+    def try_fix(self, fix: Edit, exception_type: str, seconds: float = TRIAL_SECONDS) -> FixTrial:
+        """Run the crashed program again with FIX, in a probe (autodbg.fix.trial) that may run for
+        SECONDS."""
         if not self.probes:
             return FixTrial(TrialResult.NOT_RUN, "no probe here, and the fix must not run in the crashed process")
-        request = (self.open_debugger, file, first, last, replacement, exception_type, self.redact)
+        request = (self.open_debugger, fix, exception_type, self.redact)
         outcome = run_in_probe(lambda: trial(*request).to_json(), deadline=seconds)
         if outcome.status == ProbeStatus.OK:
             ran = _parsed(FixTrial, outcome.value)
@@ -153,7 +152,7 @@ class CrashSession:
         why = outcome.detail if outcome.status == ProbeStatus.REFUSED else f"{outcome.status}: {outcome.detail}"
         return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why))
 
-    def key_changes(self, places: list[tuple[str, int]]) -> list[KeyChange]:
+    def key_changes(self, places: list[tuple[str, int]]) -> list[Edit]:
         """Changes of the key a KeyError says is missing (autodbg.fix.keys), read off the program's
         mappings in a probe; none where no probe runs (reading them may run program code)."""
         if not self.probes:
@@ -190,10 +189,10 @@ class CrashSession:
         line = look.line if isinstance(look, ExecuteLook) else ""
         if reply is None:
             ended = Ended.PROBE_DIED if outcome.status == ProbeStatus.DIED else Ended(str(outcome.status))
-            return CommandResult(line, False, f"error: {outcome.detail}", ended=ended)
+            return CommandResult(line=line, ok=False, output=f"error: {outcome.detail}", ended=ended)
         self._take(reply)
         if reply.result is None:
-            return CommandResult(line, True, "")
+            return CommandResult(line=line, ok=True, output="")
         return dataclasses.replace(reply.result, output=self.redactor.scrub(reply.result.output))
 
     def scrubbed(self, record):
@@ -286,19 +285,18 @@ class Reply(Record):
     secrets: list[str]
     dossier: Dossier | None = None
     replays: list[Replay] = field(default_factory=list)
-    changes: list[KeyChange] = field(default_factory=list)
+    changes: list[Edit] = field(default_factory=list)
     result: CommandResult | None = None
     breakpoint: Breakpoint | None = None
     error: str | None = None  # why the breakpoint could not be set
 
 
-def trial(open_debugger: Callable[[], Inspector], file: str, first: int, last: int, replacement: str,
-          exception_type: str, redact: Sequence[str]) -> FixTrial:
-    """In the probe: the fix tried on the crashed program."""
+def trial(open_debugger: Callable[[], Inspector], fix: Edit, exception_type: str, redact: Sequence[str]) -> FixTrial:
+    """In the probe: FIX tried on the crashed program."""
     from autodbg.fix.trial import try_fix
 
     safe_eval.set_mode("probe")  # values of the fixed call are shown with the probe's reprs
-    ran = try_fix(open_debugger(), file, first, last, replacement, exception_type)
+    ran = try_fix(open_debugger(), fix, exception_type)
     return dataclasses.replace(ran, detail=Redactor(redact).scrub(ran.detail))
 
 

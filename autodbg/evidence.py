@@ -18,8 +18,8 @@ import sys
 import types
 
 from autodbg.analysis import backtrack
-from autodbg.analysis import provenance
-from autodbg.analysis.provenance import module_nodes, parse_source
+from autodbg.analysis import source
+from autodbg.analysis.source import module_nodes, parse_source
 from autodbg.analysis.replay import history_text
 from autodbg.debugger.commands import replay_here, replayable_here
 from autodbg.debugger.output import CommandError
@@ -90,8 +90,7 @@ def value_origins(user: list[FrameEntry], session: Session) -> list[ValueOrigin]
             continue
         lines = source_lines(lead.file)
         code = lines[lead.origin.line - 1].strip() if 0 < lead.origin.line <= len(lines) else lead.origin.code
-        origins.append(ValueOrigin(lead.via, lead.origin.kind, lead.file, display_path(lead.file), lead.origin.line,
-                                   cut(code, 200), lead.depth))
+        origins.append(ValueOrigin(via=lead.via, kind=lead.origin.kind, file=lead.file, display_file=display_path(lead.file), line=lead.origin.line, code=cut(code, 200), depth=lead.depth))
         if len(origins) == MAX_ORIGINS:
             break
     return origins
@@ -121,8 +120,7 @@ def crash_line_replays(session: Session) -> list[Replay]:
             continue
         lines = list(dict.fromkeys(step.line for step in reversed(history.steps) if step.function == history.function))
         scrub = session.redactor.scrub
-        replays.append(Replay(scrub(call), history.steps[0].file, history.function,
-                              scrub(history_text(history, REPLAY_CHARS)), lines))
+        replays.append(Replay(call=scrub(call), file=history.steps[0].file, function=history.function, history=scrub(history_text(history, REPLAY_CHARS)), lines=lines))
         if len(replays) == MAX_REPLAYS:
             break
     return replays
@@ -140,16 +138,11 @@ def traceback_dossier(debugger: Inspector, note: str) -> Dossier:
         context = CRASH_CONTEXT if i == 0 else CALLER_CONTEXT
         first, last = max(1, entry.lineno - context), min(len(lines), entry.lineno + context)
         code = lines[entry.lineno - 1].strip() if 0 < entry.lineno <= len(lines) else ""
-        frames.append(FrameEvidence(entry.index, entry.filename, display_path(entry.filename), entry.function,
-                                    entry.lineno, i == 0, code, SourceWindow(first, [cut(l, 200) for l in lines[first - 1:last]]),
-                                    [], {}, 0, []))
+        frames.append(FrameEvidence(index=entry.index, file=entry.filename, display_file=display_path(entry.filename), function=entry.function, line=entry.lineno, is_crash_frame=i == 0, code=code, source=SourceWindow(first, [cut(l, 200) for l in lines[first - 1:last]]), line_values=[], locals={}, locals_cut=0, called_functions=[]))
     kind = type(debugger.exception) if isinstance(debugger, PostMortem) else None
     name = type.__dict__["__qualname__"].__get__(kind) if kind is not None else "no exception"
     crash = user[0] if user else stack[-1]
-    return Dossier(ExceptionInfo(name, note, f"{name} ({note})"), [ChainLink(0, name, "raised")],
-                   CrashSite(crash.filename, crash.lineno, crash.function), frames,
-                   max(0, len(user) - MAX_FRAMES), len(stack) - len(user),
-                   kind is not None and issubclass(kind, AssertionError))
+    return Dossier(exception=ExceptionInfo(name, note, f"{name} ({note})"), chain=[ChainLink(0, name, "raised")], crash_site=CrashSite(crash.filename, crash.lineno, crash.function), frames=frames, folded_user_frames=max(0, len(user) - MAX_FRAMES), library_frames=len(stack) - len(user), assertion=kind is not None and issubclass(kind, AssertionError))
 
 
 def reachable_files(user: list[FrameEntry]) -> list[str]:
@@ -196,7 +189,8 @@ def _safe_str(exc: BaseException) -> str:
 def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: set) -> FrameEvidence:
     lines = session.debugger.source_lines(entry)
     context = CRASH_CONTEXT if crash else CALLER_CONTEXT
-    first, last = function_span(lines, entry.lineno)  # not the tail or head of the functions around it
+    # not the tail or head of the functions around it; the whole file at its top level
+    first, last = source.function_span("\n".join(lines), entry.lineno) or (1, len(lines))
     first = max(first, entry.lineno - context)
     last = min(last, entry.lineno + context)
     statement = failing_statement(lines, entry.lineno)
@@ -237,12 +231,6 @@ def _describe_frame(session: Session, entry: FrameEntry, *, crash: bool, alive: 
         locals_cut=max(0, len(other_items) - MAX_LOCALS),
         called_functions=called,
     )
-
-
-def function_span(lines: list[str], lineno: int) -> tuple[int, int]:
-    """The lines of the innermost function holding LINENO, decorators included; the whole file
-    when no function holds it (or the file does not parse)."""
-    return provenance.function_span("\n".join(lines), lineno) or (1, len(lines))
 
 
 def _value_text(session: Session, entry: FrameEntry, expr: str) -> str:

@@ -218,8 +218,8 @@ def verify(session: CrashSession, result: Result) -> None:
     if fix is None or not fix.usable:
         return
     started = time.monotonic()
-    fix.verified, fix.outcome = verify_fix(session.rerun.program, d.file, d.line, d.line_end, fix.replacement,
-                                           result.dossier.exception.type, session.rerun.budget)
+    fix.verified, fix.outcome = verify_fix(session.rerun.program, fix.edit, result.dossier.exception.type,
+                                           session.rerun.budget)
     result.timings.verify = round(time.monotonic() - started, 3)
     session.rerun.runs += 1
 

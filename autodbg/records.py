@@ -135,7 +135,7 @@ class LineValue(Record):
     value: str  # its repr (redacted, bounded), or "!Error: ..." when it could not be read
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CalledFunction(Record):
     """A user function called on a failing line whose frame is gone."""
     name: str
@@ -146,7 +146,7 @@ class CalledFunction(Record):
     lines_cut: int
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FrameEvidence(Record):
     index: int  # as in `where`
     file: str
@@ -184,7 +184,7 @@ class CrashSite(Record):
     function: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ValueOrigin(Record):
     """A line that may have made a value the failing lines used (static analysis of the source)."""
     via: str  # the name, attribute or call followed to get here
@@ -196,7 +196,7 @@ class ValueOrigin(Record):
     depth: int  # 0: it made a value the failing line read; 1: a value that one was made from...
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Replay(Record):
     """A call the failing line made, whose frame is gone, run again in a probe under a line tracer
     (autodbg.analysis.replay): what each of its lines assigned and returned."""
@@ -207,7 +207,7 @@ class Replay(Record):
     lines: list[int]  # the function's own lines that ran, the last to run first
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Dossier(Record):
     exception: ExceptionInfo
     chain: list[ChainLink]
@@ -222,7 +222,7 @@ class Dossier(Record):
 
 # --- the investigation -------------------------------------------------------------------------
 
-@dataclass
+@dataclass(kw_only=True)
 class Turn(Record):
     thought: str
     command: str
@@ -250,15 +250,24 @@ class FixTrial(Record):
         return self.result == TrialResult.PASSES
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
+class Edit(Record):
+    """Lines FIRST..LAST of FILE replaced by REPLACEMENT (its lines, each ending in a newline; ""
+    deletes them): every change autodbg tries or suggests, from the search's to the model's."""
+    file: str
+    first: int
+    last: int
+    replacement: str
+    origin: str  # what made it: a kind of change of autodbg.fix.mutate, "key" (autodbg.fix.keys) or "model"
+
+
+@dataclass(kw_only=True)
 class Fix(Record):
-    replacement: str  # as applied (re-indented), for lines first..last
+    edit: Edit  # as applied: re-indented, its lines shrunk to those it changes
     diff: str
     applies: bool
     compiles: bool
     problem: str | None  # why the fix is not usable, one line
-    first: int  # the lines the fix changes
-    last: int
     verified: bool | None = None  # under `autodbg run`: the fix re-run on a copy
     outcome: str | None = None
     trial: FixTrial | None = None  # the crashed program run again with the fix, in a probe
@@ -271,18 +280,14 @@ class Fix(Record):
 
 @dataclass
 class Candidate(Record):
-    """A fix tried on the crashed program, in a probe: lines FIRST..LAST of FILE replaced."""
-    file: str
+    """A change tried on the crashed program, in a probe."""
+    edit: Edit
     display_file: str
-    first: int
-    last: int
-    code: str  # the lines as they are
-    replacement: str  # what replaces them ("" deletes them)
-    change: str  # what changed: a kind of change of autodbg.fix.mutate
+    code: str  # the lines it replaces, as they are
     trial: FixTrial
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Search(Record):
     """The search for a fix without a model (autodbg.investigate.search): small changes of the
     lines that made the failing values, each run on the crashed program in a probe."""
@@ -294,7 +299,7 @@ class Search(Record):
     passing: list[Candidate]  # the changes with which it passed, likeliest first
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Diagnosis(Record):
     file: str
     display_file: str
@@ -313,7 +318,7 @@ class Tokens(Record):
     system_prompt_from_disk: bool | None = None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ModelCall(Record):
     """One completion of the model: what it cost, to see where a crash's time goes."""
     purpose: Purpose
@@ -334,7 +339,7 @@ class Rates(Record):
     per_prompt_token: float
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Timings(Record):
     """Seconds; a step that did not happen is left out of the report."""
     worker_start: float | None = None
@@ -361,7 +366,7 @@ class Probe(Record):
     evidence: str  # how reading the evidence ended: "ok", or which probes failed and how
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Result(Record):
     """Everything autodbg concluded about one crash."""
     autodbg_version: str

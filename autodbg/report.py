@@ -113,11 +113,11 @@ class SearchView:
         yield Text(f"with these changes {what} ({s.tried} small changes of {s.lines} lines tried, each in a "
                    f"sandboxed copy, no model):", style="bold")
         for candidate in s.passing:
-            where = (f"{candidate.display_file}:{candidate.first}", "bold")
-            old, new = candidate.code.splitlines(), candidate.replacement.splitlines()
+            where = (f"{candidate.display_file}:{candidate.edit.first}", "bold")
+            old, new = candidate.code.splitlines(), candidate.edit.replacement.splitlines()
             if len(old) == len(new) == 1 or not new:
                 was = " ".join(candidate.code.split())
-                now = " ".join(candidate.replacement.split()) or "(line deleted)"
+                now = " ".join(candidate.edit.replacement.split()) or "(line deleted)"
                 if now == was:  # moved by its indentation alone (out of a loop)
                     shift = len(old[0]) - len(old[0].lstrip()) - (len(new[0]) - len(new[0].lstrip()))
                     now += f" ({abs(shift)} columns {'less' if shift > 0 else 'more'} indented)"

@@ -44,9 +44,11 @@ import json, os, sys, threading
 
 def tried(exc):
     from autodbg.crash import CrashSession
+    from autodbg.records import Edit
     fix = json.loads(os.environ["TRIAL_FIX"])
     session = CrashSession.of_crash(exc, probes=os.environ.get("TRIAL_PROBES", "1") == "1")
-    trial = session.try_fix(fix["file"], fix["first"], fix["last"], fix["new"], type(exc).__name__)
+    trial = session.try_fix(Edit(file=fix["file"], first=fix["first"], last=fix["last"], replacement=fix["new"], origin="model"),
+                            type(exc).__name__)
     sys.__stdout__.write("TRIAL " + json.dumps(trial.to_json()) + "\\n")
     sys.__stdout__.flush()
 

@@ -4,7 +4,6 @@ Jupyter. Each is run for real in a subprocess; none changes the outcome of what 
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 

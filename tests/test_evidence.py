@@ -11,8 +11,9 @@ import pytest
 
 from autodbg.debugger.session import Session
 from autodbg.frames.core import PostMortem
+from autodbg.analysis import source
 from autodbg.evidence import (
-    CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement, function_span,
+    CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement,
 )
 from crashkit import line_of, load_program
 
@@ -194,7 +195,7 @@ def test_source_windows_crash_six_lines_callers_two_within_their_function(prog):
     crash, caller, outer = d["frames"]
     assert CRASH_CONTEXT == 6 and CALLER_CONTEXT == 2
     for frame, context in ((crash, CRASH_CONTEXT), (caller, CALLER_CONTEXT)):
-        start, end = function_span(lines, frame["line"])
+        start, end = source.function_span("\n".join(lines), frame["line"]) or (1, len(lines))
         first, last = max(start, frame["line"] - context), min(end, frame["line"] + context)
         assert frame["source"] == {"first": first, "lines": lines[first - 1:last]}
     assert crash["source"]["lines"][0].startswith("def mean(")  # not the tail of the function above it

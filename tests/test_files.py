@@ -26,6 +26,7 @@ from autodbg.llm.engine import Engine, free_cores
 from autodbg.llm.worker import prune
 from autodbg.program.verify import verify_fix
 from autodbg.program.target import Program
+from autodbg.records import Edit
 from tests.conftest import REPO, clean_env
 from tests.fakehub import COMMIT
 from tests.test_download import FILE, Machine, blob, ok, one_line_error, spec  # noqa: F401 (fixtures)
@@ -318,7 +319,8 @@ def test_verifying_a_fix_never_writes_through_a_symlink_into_the_users_files(tmp
         where = "pkg"
     (prog / "main.py").write_text(MAIN)
     program = Program(None, [str(prog / "main.py"), where], str(prog))
-    fixed = verify_fix(program, str(prog / where / "lib.py"), 2, 2, "    return 1 / (x or 1)\n",
+    fixed = verify_fix(program, Edit(file=str(prog / where / "lib.py"), first=2, last=2,
+                                         replacement="    return 1 / (x or 1)\n", origin="model"),
                        "ZeroDivisionError", 30)
     assert (elsewhere / "lib.py").read_text() == LIB
     if linked == "file":  # the link is replaced in the copy: the fix is verified there

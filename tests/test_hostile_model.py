@@ -33,7 +33,7 @@ from rich.console import Console
 from autodbg.fix.check import check_fix
 from autodbg.program.verify import verify_fix
 from autodbg.program.target import Program
-from autodbg.records import Diagnosis, Dossier, ExceptionInfo, CrashSite, Result, SourceWindow
+from autodbg.records import CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, Result, SourceWindow
 from autodbg.report import SummaryView
 from conftest import clean_env
 from crashkit import try_fix_in_crash
@@ -627,7 +627,7 @@ def hostile_fix_setup(tmp_path: Path, fix: str):
     (program / "fixme.py").write_text(FIXME)
     (sandbox / "sentinel.txt").write_text("original\n")
     tcp, udp, port = listeners()
-    checked = check_fix(str(program / "fixme.py"), 5, 5, fix)
+    checked = check_fix(Edit(file=str(program / "fixme.py"), first=5, last=5, replacement=fix, origin="model"))
     assert checked.problem is None, checked.problem
     return program, sandbox, checked, tcp, udp, port
 
@@ -651,8 +651,7 @@ def test_verifying_a_hostile_fix_has_no_effect_outside_its_copy(tmp_path, fix):
     program, sandbox, checked, tcp, udp, port = hostile_fix_setup(tmp_path, fix)
     before = snapshot(tmp_path)
     _, outcome = verify_fix(Program(None, [str(program / "fixme.py"), str(sandbox), str(port)], str(program)),
-                            str(program / "fixme.py"), checked.first, checked.last, checked.replacement,
-                            "ZeroDivisionError", 20)
+                            checked.edit, "ZeroDivisionError", 20)
     problems = effects(before, tmp_path, tcp, udp)
     if len(outcome) > 400:
         problems.append(f"the outcome is {len(outcome)} characters")
@@ -669,8 +668,8 @@ def test_trying_a_hostile_fix_on_the_crashed_program_has_no_effect_outside_the_p
     (hook / "sitecustomize.py").touch()  # written by try_fix_in_crash, before the program runs
     before = snapshot(tmp_path)
     ran = try_fix_in_crash(hook, program, ["fixme.py", str(sandbox), str(port)],
-                           {"file": str(program / "fixme.py"), "first": checked.first, "last": checked.last,
-                            "new": checked.replacement})
+                           {"file": str(program / "fixme.py"), "first": checked.edit.first, "last": checked.edit.last,
+                            "new": checked.edit.replacement})
     problems = effects(before, tmp_path, tcp, udp, ignored="sitecustomize.py")
     if ran["result"] == "passes" and fix != FIXES["prints a huge line"]:
         problems.append(f"a refused payload counts as passing: {ran}")
@@ -680,12 +679,9 @@ def test_trying_a_hostile_fix_on_the_crashed_program_has_no_effect_outside_the_p
 
 
 def summary_of(path: Path, fix) -> str:
-    dossier = Dossier(ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"),
-                      [], CrashSite(str(path), 5, "average"), [], 0, 0, False)
+    dossier = Dossier(exception=ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"), chain=[], crash_site=CrashSite(str(path), 5, "average"), frames=[], folded_user_frames=0, library_frames=0, assertion=False)
     lines = path.read_text().splitlines()
-    result = Result("0", "3", [], str(path.parent), None, dossier,
-                    diagnosis=Diagnosis(str(path), path.name, 5, 5, "values may be empty", fix,
-                                        SourceWindow(1, lines)))
+    result = Result(autodbg_version="0", python="3", argv=[], cwd=str(path.parent), thread=None, dossier=dossier, diagnosis=Diagnosis(file=str(path), display_file=path.name, line=5, line_end=5, root_cause="values may be empty", fix=fix, source_window=SourceWindow(1, lines)))
     buf = io.StringIO()
     Console(file=buf, width=80, color_system=None, force_terminal=False).print(SummaryView(result))
     return buf.getvalue()
@@ -698,7 +694,7 @@ def summary_of(path: Path, fix) -> str:
 def test_the_summary_shows_every_added_line_in_full(tmp_path, fix):
     path = tmp_path / "fixme.py"
     path.write_text(FIXME)
-    checked = check_fix(str(path), 5, 5, fix)
+    checked = check_fix(Edit(file=str(path), first=5, last=5, replacement=fix, origin="model"))
     assert checked.problem is None, checked.problem
     added = [line[1:] for line in checked.diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
     shown = summary_of(path, checked)

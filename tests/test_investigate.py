@@ -16,12 +16,12 @@ import pytest
 from rich.console import Console
 
 from autodbg.crash import CrashSession
-from autodbg.investigate.loop import MAX_ANSWERS, PLANNED_TOKENS, Budget, investigate, planned_tokens
-from autodbg.investigate.loop import TRIMMED, Seen, frames_shown, whole_sentences
+from autodbg.investigate.loop import PLANNED_TOKENS, Budget, investigate, planned_tokens
+from autodbg.investigate.loop import TRIMMED, Seen, whole_sentences
 from autodbg.investigate.answer import make_diagnosis, specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
-from autodbg.records import Candidate, ModelCall, ModelInfo, Rates, Result, Search, Timings
+from autodbg.records import Candidate, Edit, ModelCall, ModelInfo, Rates, Result, Search, Timings
 from autodbg.report import SummaryView
 from conftest import clean_env
 from crashkit import BELOW_ZERO, ScriptedStandInModel, fixed
@@ -219,9 +219,9 @@ def test_scripted_a_fix_that_still_fails_is_kept_as_a_candidate_and_a_passing_on
     assert [c.purpose for c in found.calls] == ["step", "answer", "answer", "answer", "answer", "why"]
     assert f"what was wrong in {line7}, and why did it make the crash?" in model.calls[-1]["messages"][-1]["content"]
     d = found.diagnosis
-    assert (d.line, d.root_cause, d.fix.replacement) == (7, "the list is too short", doubled + "\n")
+    assert (d.line, d.root_cause, d.fix.edit.replacement) == (7, "the list is too short", doubled + "\n")
     assert d.fix.trial.passes and len(found.trials) == 2
-    assert [(c.first, c.change, c.trial.result) for c in found.candidates] == [(8, "model", "still fails"),
+    assert [(c.edit.first, c.edit.origin, c.trial.result) for c in found.candidates] == [(8, "model", "still fails"),
                                                                               (7, "model", "passes")]
     assert "ran: with this fix the crashed program now runs to the end" in render_summary(found, dossier)
 
@@ -239,8 +239,8 @@ def test_scripted_a_line_whose_fix_failed_is_asked_again_after_the_others_told_h
         "fix, load_scores(text='42') returned [].\nGive the line's corrected code again, in a ```python block, "
         "so that it works for those values; or null if the line is right.")
     d = found.diagnosis
-    assert (d.line, d.fix.replacement, d.root_cause) == (8, "    return scores\n", "drops the first score")
-    assert [(c.first, c.replacement, c.trial.result) for c in found.candidates] == [
+    assert (d.line, d.fix.edit.replacement, d.root_cause) == (8, "    return scores\n", "drops the first score")
+    assert [(c.edit.first, c.edit.replacement, c.trial.result) for c in found.candidates] == [
         (8, "    return scores[2:]\n", "still fails"), (8, "    return scores\n", "passes")]
 
 
@@ -261,11 +261,11 @@ def test_scripted_when_no_fix_passes_the_pick_stands_and_says_so(uncaught_crash)
     found = investigate(session, dossier, model, later())
     assert not model.replies
     assert len(found.trials) == 2  # the fix given again was not run again
-    assert [(c.first, c.trial.result) for c in found.candidates] == [(8, "still fails"), (7, "still fails")]
+    assert [(c.edit.first, c.trial.result) for c in found.candidates] == [(8, "still fails"), (7, "still fails")]
     assert found.diagnosis.line == 8 and found.diagnosis.root_cause.startswith(  # said plainly: no fix worked
         "app.py:8: `return scores[1:]` is most likely wrong; `return scores[2:]` instead was tried, and with it the "
         "crashed program still fails: ZeroDivisionError: division by zero (app.py:3)")
-    assert found.diagnosis.fix.replacement == "    return scores[2:]\n"
+    assert found.diagnosis.fix.edit.replacement == "    return scores[2:]\n"
     assert found.diagnosis.fix.trial.result == "still fails"
     assert "ran: it still fails: ZeroDivisionError" in render_summary(found, dossier)
 
@@ -279,9 +279,9 @@ def test_scripted_when_no_fix_passes_the_first_that_moved_the_failure_on_stands(
                                   *rewrites(None)])  # line 7, asked again after the others
     found = investigate(session, dossier, model, later())
     assert not model.replies
-    assert [(c.first, c.trial.result, c.trial.moved_on) for c in found.candidates] == [(7, "fails differently", True)]
+    assert [(c.edit.first, c.trial.result, c.trial.moved_on) for c in found.candidates] == [(7, "fails differently", True)]
     d = found.diagnosis
-    assert (d.line, d.fix.replacement) == (7, padded + "\n")
+    assert (d.line, d.fix.edit.replacement) == (7, padded + "\n")
     assert "fails differently: TypeError: unsupported operand type(s) for +: 'int' and 'NoneType' (app.py:2)" \
         in d.root_cause
 
@@ -294,9 +294,9 @@ def test_scripted_a_guard_on_the_line_that_crashed_is_no_pass_and_stands_only_wh
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites(None, guarded, None, None, None)])
     found = investigate(session, dossier, model, later())
     assert not model.replies  # every option was asked: the guard did not end the answer
-    assert [(c.first, c.trial.result) for c in found.candidates] == [(3, "guards")]
+    assert [(c.edit.first, c.trial.result) for c in found.candidates] == [(3, "guards")]
     d = found.diagnosis
-    assert (d.line, d.fix.replacement, d.fix.trial.result) == (3, guarded + "\n", "guards")
+    assert (d.line, d.fix.edit.replacement, d.fix.trial.result) == (3, guarded + "\n", "guards")
     assert d.root_cause == (
         "app.py:3: `return total / len(values)` is most likely wrong; `return total / len(values) if values else 0.0` "
         "instead was tried, and with it the crashed program runs to the end, but only because the fix adds a "
@@ -309,10 +309,11 @@ def test_scripted_a_change_the_search_ran_to_the_end_stands_before_any_rewrite(u
     first change that ran to the end stands, and the model, shown it, says why."""
     session, dossier = uncaught_crash
     code, new = "    return scores[1:]\n", "    return scores\n"
-    trial = session.try_fix(dossier.crash_site.file, 8, 8, new, "ZeroDivisionError")  # a real run, in a probe
+    trial = session.try_fix(Edit(file=dossier.crash_site.file, first=8, last=8, replacement=new, origin="model"),
+                            "ZeroDivisionError")  # a real run, in a probe
     assert trial.passes
-    found_by_search = Search("run", 5, 9, {"passes": 1, "still fails": 8}, 0.1,
-                             [Candidate(dossier.crash_site.file, "app.py", 8, 8, code, new, "drop", trial)])
+    found_by_search = Search(proof="run", lines=5, tried=9, outcomes={"passes": 1, "still fails": 8}, seconds=0.1, passing=[Candidate(edit=Edit(file=dossier.crash_site.file, first=8, last=8, replacement=new, origin="drop"),
+                                        display_file="app.py", code=code, trial=trial)])
     model = ScriptedStandInModel(["Thought: x\nCommand: done", reason("it drops the only score")])
     found = investigate(session, dossier, model, later(), search=found_by_search)
     assert [c.purpose for c in found.calls] == ["step", "why"]  # no line was asked for
@@ -321,7 +322,7 @@ def test_scripted_a_change_the_search_ran_to_the_end_stands_before_any_rewrite(u
         f"to the end without an exception. In one or two sentences: what was wrong in {BUGGY}, and why did it make "
         "the crash? Answer in JSON: root_cause.")
     d = found.diagnosis
-    assert (d.line, d.fix.replacement, d.fix.trial.passes, d.root_cause) == (8, new, True, "it drops the only score")
+    assert (d.line, d.fix.edit.replacement, d.fix.trial.passes, d.root_cause) == (8, new, True, "it drops the only score")
     assert found.candidates == []  # the model wrote no fix: the report lists the search's under `search`
 
 
@@ -429,8 +430,7 @@ def test_scripted_unparsable_command_is_recorded_invalid(crash):
 
 
 def render_summary(found, dossier) -> str:
-    result = Result("0", "3", [], "/", None, dossier, transcript=found.transcript, diagnosis=found.diagnosis,
-                    model=ModelInfo("scripted", "", None), timings=Timings(total=1.0))
+    result = Result(autodbg_version="0", python="3", argv=[], cwd="/", thread=None, dossier=dossier, transcript=found.transcript, diagnosis=found.diagnosis, model=ModelInfo("scripted", "", None), timings=Timings(total=1.0))
     out = StringIO()
     Console(file=out, width=100, color_system=None, force_terminal=False).print(SummaryView(result))
     return out.getvalue()
@@ -705,10 +705,10 @@ def test_rates_are_kept_for_the_next_crash_and_bad_files_count_as_none(tmp_path,
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert pace.load_rates("m") is None
-    calls = [ModelCall("step", 2.0, 1.5, 900, 300, 20, 0, 0, 100), ModelCall("answer", 3.0, 0.5, 950, 50, 60, 0, 0, 100)]
+    calls = [ModelCall(purpose="step", seconds=2.0, prompt_seconds=1.5, prompt_tokens=900, prompt_tokens_evaluated=300, generated=20, accepted=0, grammar_refusals=0, grammar_bytes=100), ModelCall(purpose="answer", seconds=3.0, prompt_seconds=0.5, prompt_tokens=950, prompt_tokens_evaluated=50, generated=60, accepted=0, grammar_refusals=0, grammar_bytes=100)]
     rates = pace.measured(calls)
     assert rates == Rates(per_token=3.0 / 80, per_prompt_token=2.0 / 350)
-    assert pace.measured([ModelCall("step", 2.0, 0.0, 900, 300, 20, 0, 0, 100)]) is None  # a server that does not split
+    assert pace.measured([ModelCall(purpose="step", seconds=2.0, prompt_seconds=0.0, prompt_tokens=900, prompt_tokens_evaluated=300, generated=20, accepted=0, grammar_refusals=0, grammar_bytes=100)]) is None  # a server that does not split
     for i in range(pace.MAX_MODELS + 5):
         pace.save_rates(f"model-{i}", rates)
     pace.save_rates("m", rates)

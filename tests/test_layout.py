@@ -13,7 +13,7 @@ from autodbg.llm.engine import Engine
 from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
-    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, ExceptionInfo, Fix, FixTrial, FrameEvidence, LineValue,
+    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, Fix, FixTrial, FrameEvidence, LineValue,
     ModelCall, ModelInfo, Probe, Replay, Search, Candidate, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
@@ -122,24 +122,15 @@ def test_the_probe_imports_nothing_of_autodbg():
 
 
 def a_full_result() -> Result:
-    frame = FrameEvidence(0, "/p/app.py", "app.py", "main", 3, True, "x = 1 / n", SourceWindow(1, ["n = 0"]),
-                          [LineValue("n", "0")], {"m": "1"}, 0,
-                          [CalledFunction("f", "/p/app.py", "app.py", 5, ["def f(): pass"], 0)])
-    dossier = Dossier(ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"),
-                      [ChainLink(0, "ZeroDivisionError: division by zero", "raised")],
-                      CrashSite("/p/app.py", 3, "main"), [frame], 0, 0, False,
-                      [ValueOrigin("n", "assign", "/p/app.py", "app.py", 1, "n = 0", 0)],
-                      [Replay("f()", "/p/app.py", "f", "line 5: pass · ⇒ returned None", [5])])
-    fix = Fix("n = 1", "diff", True, True, None, 1, 1, verified=True, outcome="verified",
+    frame = FrameEvidence(index=0, file="/p/app.py", display_file="app.py", function="main", line=3, is_crash_frame=True, code="x = 1 / n", source=SourceWindow(1, ["n = 0"]), line_values=[LineValue("n", "0")], locals={"m": "1"}, locals_cut=0, called_functions=[CalledFunction(name="f", file="/p/app.py", display_file="app.py", line=5, lines=["def f(): pass"], lines_cut=0)])
+    dossier = Dossier(exception=ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"), chain=[ChainLink(0, "ZeroDivisionError: division by zero", "raised")], crash_site=CrashSite("/p/app.py", 3, "main"), frames=[frame], folded_user_frames=0, library_frames=0, assertion=False, origins=[ValueOrigin(via="n", kind="assign", file="/p/app.py", display_file="app.py", line=1, code="n = 0", depth=0)], replays=[Replay(call="f()", file="/p/app.py", function="f", history="line 5: pass · ⇒ returned None", lines=[5])])
+    fix = Fix(edit=Edit(file="/p/app.py", first=1, last=1, replacement="n = 1\n", origin="model"), diff="diff",
+              applies=True, compiles=True, problem=None, verified=True, outcome="verified",
               trial=FixTrial("passes", "ran"))
-    diagnosis = Diagnosis("/p/app.py", "app.py", 1, 1, "n is 0", fix, SourceWindow(1, ["n = 0"]))
-    return Result("0.1.0", "3.11", ["app.py"], "/p", None, dossier, transcript=[Turn("t", "done", True, "", 1, 0.1)],
-                  candidates=[Candidate("/p/app.py", "app.py", 1, 1, "n = 0\n", "n = 1\n", "model", FixTrial("passes", "ran"))],
-                  diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"),
-                  search=Search("test", 3, 20, {"passes": 1, "still fails": 19}, 0.4,
-                                [Candidate("/p/app.py", "app.py", 1, 1, "n = 0\n", "n = 1\n", "constant", FixTrial("passes", "ran"))]),
-                  timings=Timings(1.0, 0.1, 0.4, 2.0, [0.2], 0.5, 5.0),
-                  model_calls=[ModelCall("step", 1.0, 0.4, 900, 300, 20, 8, 1, 1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")
+    diagnosis = Diagnosis(file="/p/app.py", display_file="app.py", line=1, line_end=1, root_cause="n is 0", fix=fix, source_window=SourceWindow(1, ["n = 0"]))
+    return Result(autodbg_version="0.1.0", python="3.11", argv=["app.py"], cwd="/p", thread=None, dossier=dossier, transcript=[Turn(thought="t", command="done", valid=True, output="", tokens=1, seconds=0.1)], candidates=[Candidate(edit=fix.edit, display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))], diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"), search=Search(proof="test", lines=3, tried=20, outcomes={"passes": 1, "still fails": 19}, seconds=0.4, passing=[Candidate(edit=Edit(file="/p/app.py", first=1, last=1, replacement="n = 1\n",
+                                                     origin="constant"),
+                                           display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))]), timings=Timings(worker_start=1.0, evidence=0.1, search=0.4, model_load=2.0, trials=[0.2], verify=0.5, total=5.0), model_calls=[ModelCall(purpose="step", seconds=1.0, prompt_seconds=0.4, prompt_tokens=900, prompt_tokens_evaluated=300, generated=20, accepted=8, grammar_refusals=1, grammar_bytes=1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")
 
 
 def readme_schema() -> dict[str, set[str]]:
@@ -194,6 +185,7 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(dossier["frames"][0]["called_functions"][0]) == schema["called_functions"]
     assert set(data["transcript"][0]) == schema["transcript"]
     assert set(data["candidates"][0]) == schema["candidates"]
+    assert set(data["candidates"][0]["edit"]) == schema["edit"]
     assert set(data["candidates"][0]["trial"]) == schema["trial"]
     assert set(data["diagnosis"]) == schema["diagnosis"]
     assert set(data["diagnosis"]["fix"]) == schema["fix"]
@@ -216,7 +208,7 @@ def test_steps_that_did_not_happen_are_left_out():
     result.timings = Timings(worker_start=0.1, evidence=0.2, total=0.3)
     result.tokens = None
     data = result.to_json()
-    assert set(data["diagnosis"]["fix"]) == {"replacement", "first", "last", "diff", "applies", "compiles", "problem"}
+    assert set(data["diagnosis"]["fix"]) == {"edit", "diff", "applies", "compiles", "problem"}
     assert data["timings"] == {"worker_start": 0.1, "evidence": 0.2, "total": 0.3}
     assert data["tokens"] == {}
 

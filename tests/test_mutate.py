@@ -31,7 +31,7 @@ PROGRAM = textwrap.dedent('''\
 def changed(line: int, kind: str | None = None) -> list[str]:
     """The new text of LINE (stripped, `|`-joined when several lines) of each mutant of KIND."""
     return ["|".join(part.strip() for part in m.replacement.splitlines())
-            for m in mutants(PROGRAM, line) if kind is None or m.kind == kind]
+            for m in mutants("prog.py", PROGRAM, line) if kind is None or m.origin == kind]
 
 
 def test_comparisons_turn_round_and_in_swaps_its_operands():
@@ -79,18 +79,18 @@ def test_a_function_that_falls_off_its_end_returns_what_it_made_and_a_statement_
 
 
 def test_lines_that_start_no_statement_have_no_changes():
-    assert mutants(PROGRAM, 1) == []  # a def line
-    assert mutants(PROGRAM, 10) == []  # blank
-    assert mutants(PROGRAM, 999) == []
-    assert mutants("x = (1 +\n     2)\n", 2) == []  # a continuation line
-    assert mutants("def broken(:\n", 1) == []
+    assert mutants("prog.py", PROGRAM, 1) == []  # a def line
+    assert mutants("prog.py", PROGRAM, 10) == []  # blank
+    assert mutants("prog.py", PROGRAM, 999) == []
+    assert mutants("prog.py", "x = (1 +\n     2)\n", 2) == []  # a continuation line
+    assert mutants("prog.py", "def broken(:\n", 1) == []
 
 
 def test_every_change_parses_changes_something_and_comes_likeliest_kind_first():
     lines = PROGRAM.splitlines(keepends=True)
     for line in range(1, len(lines) + 1):
-        found = mutants(PROGRAM, line)
-        assert [KINDS.index(m.kind) for m in found] == sorted(KINDS.index(m.kind) for m in found)
+        found = mutants("prog.py", PROGRAM, line)
+        assert [KINDS.index(m.origin) for m in found] == sorted(KINDS.index(m.origin) for m in found)
         for m in found:
             assert m.replacement != "".join(lines[m.first - 1:m.last])
             ast.parse("".join(lines[:m.first - 1]) + m.replacement + "".join(lines[m.last:]))
@@ -98,7 +98,7 @@ def test_every_change_parses_changes_something_and_comes_likeliest_kind_first():
 
 def test_the_rest_of_the_line_keeps_its_spelling_also_past_multibyte_characters():
     source = 'def f(n):\n    return "café·" + str(n - 1)  # n ≥ 1 ‘here’\n'
-    found = [m.replacement for m in mutants(source, 2) if m.kind == "operator"]
+    found = [m.replacement for m in mutants("prog.py", source, 2) if m.origin == "operator"]
     assert '    return "café·" + str(n + 1)  # n ≥ 1 ‘here’\n' in found
     assert all(r.endswith("# n ≥ 1 ‘here’\n") for r in found)
 
@@ -113,7 +113,7 @@ def test_the_rest_of_the_line_keeps_its_spelling_also_past_multibyte_characters(
     ("def f(xs):\n    product = 0\n    for x in xs:\n        product *= x\n    return product\n", 2, "    product = 1\n"),
 ])
 def test_the_fix_of_a_one_token_bug_is_among_the_changes(source, line, fixed):
-    assert fixed in [m.replacement for m in mutants(source, line)]
+    assert fixed in [m.replacement for m in mutants("prog.py", source, line)]
 
 
 CLASSIC = textwrap.dedent('''\
@@ -150,7 +150,7 @@ CLASSIC = textwrap.dedent('''\
 
 
 def classic(line: int, kind: str) -> list[tuple[int, str]]:
-    return [(m.first, m.replacement) for m in mutants(CLASSIC, line) if m.kind == kind]
+    return [(m.first, m.replacement) for m in mutants("prog.py", CLASSIC, line) if m.origin == kind]
 
 
 def test_a_method_read_where_its_value_was_meant_is_called_or_made_a_property():
@@ -165,7 +165,7 @@ def test_a_string_a_letter_or_two_off_another_of_the_module_is_respelled():
     """Anywhere in the statement (a table's entries span lines), once per string of the module
     at most two edits away; short strings are left alone (`"on"` and `"in"` are not typos)."""
     assert sorted(classic(1, "typo")) == [(2, '    "packed": {"shipped"},\n'), (3, '    "shiped": {"delivered"},\n')]
-    assert not [m for m in mutants('x = "on"\ny = "in"\n', 1) if m.kind == "typo"]
+    assert not [m for m in mutants("prog.py", 'x = "on"\ny = "in"\n', 1) if m.origin == "typo"]
 
 
 def test_a_return_that_ends_a_loops_first_round_goes_after_the_loop():
@@ -190,17 +190,17 @@ def test_a_type_error_of_text_and_numbers_asks_for_a_conversion(message, to):
 def test_a_conversion_wraps_what_a_line_assigns_or_each_operand_of_the_line_that_crashed():
     source = ('def count(line):\n    sku, counted = line.split()\n    counts = {}\n    counts[sku] = counted\n'
               '    return counts[sku] - 1 + len(sku)\n')
-    assert [m.replacement for m in conversions(source, 4, "int", operands=False)] == ["    counts[sku] = int(counted)\n"]
-    assert [m.replacement for m in conversions(source, 5, "int", operands=True)] == [
+    assert [m.replacement for m in conversions("prog.py", source, 4, "int", operands=False)] == ["    counts[sku] = int(counted)\n"]
+    assert [m.replacement for m in conversions("prog.py", source, 5, "int", operands=True)] == [
         "    return counts[sku] - 1 + int(len(sku))\n", "    return int(counts[sku]) - 1 + len(sku)\n"]
-    assert conversions(source, 2, "int", operands=False) == []  # values to unpack: no one value to convert
-    assert all(m.kind == "convert" for m in conversions(source, 5, "str", operands=True))
+    assert conversions("prog.py", source, 2, "int", operands=False) == []  # values to unpack: no one value to convert
+    assert all(m.origin == "convert" for m in conversions("prog.py", source, 5, "str", operands=True))
 
 
 def test_constants_swapped_are_a_constant_change_not_swapped_arguments():
     """`Item("A-1", 3, 12.0)` for `Item("A-1", 12.0, 3)` changes the program's data, not its code."""
     program = "items = [Item(12.0, 3), Item(-1, 2), Item(price, 3)]\n"
-    kinds = {m.replacement.strip(): m.kind for m in mutants(program, 1)}
+    kinds = {m.replacement.strip(): m.origin for m in mutants("prog.py", program, 1)}
     assert kinds["items = [Item(3, 12.0), Item(-1, 2), Item(price, 3)]"] == "constant"
     assert kinds["items = [Item(12.0, 3), Item(2, -1), Item(price, 3)]"] == "constant"
     assert kinds["items = [Item(12.0, 3), Item(-1, 2), Item(3, price)]"] == "arguments"

@@ -7,10 +7,8 @@ import re
 import textwrap
 
 from autodbg.analysis.backtrack import backtrack, site
-from autodbg.analysis.provenance import (
-    argument_expression, attribute_definitions, function_head, line_reads, origin_text, reaching_definitions,
-    return_lines,
-)
+from autodbg.analysis.provenance import argument_expression, attribute_definitions, line_reads, origin_text, reaching_definitions, return_lines
+from autodbg.analysis.source import function_head
 from conftest import run_py
 
 

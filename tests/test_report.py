@@ -14,7 +14,7 @@ from autodbg.frames.core import PostMortem
 from autodbg.evidence import build_dossier
 from autodbg.fix.check import check_fix
 from autodbg.investigate.answer import source_window
-from autodbg.records import ChainLink, Diagnosis, ModelInfo, Result, Timings, Turn
+from autodbg.records import ChainLink, Diagnosis, Edit, ModelInfo, Result, Timings, Turn
 from autodbg.report import EvidenceView, SummaryView, footer, make_console
 from crashkit import crash, load_program
 
@@ -107,19 +107,17 @@ def test_evidence_view_lists_chain_and_folded_frames(dossier):
 
 
 def result_for(dossier, transcript, diagnosis, model_id: str, total: float) -> Result:
-    return Result("0", "3", [], "/", None, dossier, transcript=transcript, diagnosis=diagnosis,
-                  model=ModelInfo(model_id, "", None), timings=Timings(total=total))
+    return Result(autodbg_version="0", python="3", argv=[], cwd="/", thread=None, dossier=dossier, transcript=transcript, diagnosis=diagnosis, model=ModelInfo(model_id, "", None), timings=Timings(total=total))
 
 
 def make_result(dossier, fix) -> Result:
     path = str(Path("crashy.py").resolve())
     return result_for(dossier, [
-        Turn("look", "print count", True, "count = 0", 10, 0.5),
-        Turn("typo", "print nope", False, "error: NameError", 10, 0.5),
-        Turn("caller", "up", True, "frame 1: crashy.py:9 in main\n  9 -> return mean(scores)", 10, 0.5),
-        Turn("found it", "done", True, "", 3, 0.1),
-    ], Diagnosis(path, "crashy.py", 4, 4, "mean() divides by len(values), which is 0 for an empty list.", fix,
-                 source_window(path, 4, 4)), "tiny-model", 12.34)
+        Turn(thought="look", command="print count", valid=True, output="count = 0", tokens=10, seconds=0.5),
+        Turn(thought="typo", command="print nope", valid=False, output="error: NameError", tokens=10, seconds=0.5),
+        Turn(thought="caller", command="up", valid=True, output="frame 1: crashy.py:9 in main\n  9 -> return mean(scores)", tokens=10, seconds=0.5),
+        Turn(thought="found it", command="done", valid=True, output="", tokens=3, seconds=0.1),
+    ], Diagnosis(file=path, display_file="crashy.py", line=4, line_end=4, root_cause="mean() divides by len(values), which is 0 for an empty list.", fix=fix, source_window=source_window(path, 4, 4)), "tiny-model", 12.34)
 
 
 SUMMARY_HEAD = """\
@@ -149,7 +147,7 @@ SUMMARY_FOOT = """\
 
 
 def test_summary_view_with_a_checked_fix(dossier):
-    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0")
+    fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
     assert fix.problem is None
     out = render(SummaryView(make_result(dossier, fix)))
     assert out.startswith(SUMMARY_HEAD)
@@ -171,7 +169,7 @@ def test_summary_view_with_a_checked_fix(dossier):
 
 
 def test_summary_view_with_a_verified_fix(dossier):
-    fix = check_fix("crashy.py", 4, 4, "return total / count if count else 0.0")
+    fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
     fix.verified = True
     out = render(SummaryView(make_result(dossier, fix)))
     assert "│ Suggested fix (checked: applies and compiles, verified by re-running)" in out
@@ -183,7 +181,7 @@ def test_summary_view_without_a_fix(dossier):
 
 
 def test_summary_view_with_an_unusable_fix_says_why(dossier):
-    fix = check_fix("crashy.py", 4, 4, "return (total / count")
+    fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return (total / count", origin="model"))
     assert fix.compiles is False
     out = render(SummaryView(make_result(dossier, fix)), width=160)
     assert f"No checked fix ({fix.problem})." in out
@@ -191,9 +189,9 @@ def test_summary_view_with_an_unusable_fix_says_why(dossier):
 
 
 def test_footer(dossier):
-    turns = [Turn("", "where", True, "", 1, 0.1), Turn("", "done", True, "", 1, 0.1)]
+    turns = [Turn(thought="", command="where", valid=True, output="", tokens=1, seconds=0.1), Turn(thought="", command="done", valid=True, output="", tokens=1, seconds=0.1)]
     assert footer(result_for(dossier, turns, None, "m", 1.26)) == "m · 1 commands · 1.3s · AUTODBG=0 turns autodbg off"
-    bare = Result("0", "3", [], "/", None, dossier)
+    bare = Result(autodbg_version="0", python="3", argv=[], cwd="/", thread=None, dossier=dossier)
     assert footer(bare) == "? · 0 commands · 0.0s · AUTODBG=0 turns autodbg off"
     bare.reruns = 2
     assert "re-ran the program 2x" in footer(bare)
@@ -227,14 +225,13 @@ def test_markup_in_exception_message_and_values_is_literal(markup_dossier):
 
 def test_markup_in_the_diagnosis_is_literal(markup_dossier, tmp_path):
     path = str(tmp_path / "markup_prog.py")
-    result = result_for(markup_dossier, [Turn("t", 'print d["[red]"]', True, "[/bold] oops [link=x]", 1, 0.1)],
-                        Diagnosis(path, "markup_prog.py", 3, 3, f"the note {MARKUP} is wrong [/]", None,
-                                  source_window(path, 3, 3)), "[model]", 1.0)
+    result = result_for(markup_dossier, [Turn(thought="t", command='print d["[red]"]', valid=True, output="[/bold] oops [link=x]", tokens=1, seconds=0.1)],
+                        Diagnosis(file=path, display_file="markup_prog.py", line=3, line_end=3, root_cause=f"the note {MARKUP} is wrong [/]", fix=None, source_window=source_window(path, 3, 3)), "[model]", 1.0)
     out = render(SummaryView(result), width=200)
     assert f"the note {MARKUP} is wrong [/]" in out
     assert 'print d["[red]"]  → [/bold] oops [link=x]' in out
     assert "[model] · 1 commands" in out
-    result.diagnosis.fix = check_fix(path, 3, 3, 'note = "[/x] [bold]"')
+    result.diagnosis.fix = check_fix(Edit(file=path, first=3, last=3, replacement='note = "[/x] [bold]"', origin="model"))
     assert '+    note = "[/x] [bold]"' in render(SummaryView(result), width=200)
 
 
@@ -251,7 +248,7 @@ def test_make_console_follows_no_color(monkeypatch):
 
 def test_a_long_added_line_is_shown_whole(dossier):
     payload = "return total / count if count else 0.0  # " + "x" * 150 + " END-OF-PAYLOAD"
-    fix = check_fix("crashy.py", 4, 4, payload)
+    fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement=payload, origin="model"))
     assert fix.problem is None
     out = render(SummaryView(make_result(dossier, fix)), width=80)
     joined = "".join(line.strip("│ ").rstrip() for line in out.splitlines())

@@ -11,6 +11,7 @@ from autodbg.debugger.grammar import step_grammar
 from autodbg.program.verify import verify_fix
 from autodbg.investigate.loop import Budget, Seen, investigate, place
 from autodbg.pipeline import verify
+from autodbg.records import Edit
 from autodbg.crash import CrashSession
 from autodbg.program.rerun import Rerun
 from autodbg.program.target import Program
@@ -110,9 +111,13 @@ def crashed(tmp_path, source=PROGRAM, stdin=INPUT):
     return Program(None, [str(tmp_path / "prog.py")], str(tmp_path), stdin)
 
 
+def edit(tmp_path, replacement):
+    return Edit(file=str(tmp_path / "prog.py"), first=5, last=5, replacement=replacement, origin="model")
+
+
 def test_verified_fix(tmp_path):
     program = crashed(tmp_path)
-    result = verify_fix(program, str(tmp_path / "prog.py"), 5, 5, "        prices.append(int(price))\n",
+    result = verify_fix(program, edit(tmp_path, "        prices.append(int(price))\n"),
                         "ZeroDivisionError", 30)
     assert result == (True, "verified by re-running: the program now exits 0")
     assert (tmp_path / "prog.py").read_text() == PROGRAM  # never the user's files
@@ -120,16 +125,16 @@ def test_verified_fix(tmp_path):
 
 def test_fix_that_does_not_help_is_not_verified(tmp_path):
     program = crashed(tmp_path)
-    verified, outcome = verify_fix(program, str(tmp_path / "prog.py"), 5, 5,
-                                   "        prices.append(int(price) // 1000)\n", "ZeroDivisionError", 30)
+    verified, outcome = verify_fix(program, edit(tmp_path, "        prices.append(int(price) // 1000)\n"),
+                                   "ZeroDivisionError", 30)
     assert verified is False
     assert outcome.startswith("re-run with the fix still fails: ZeroDivisionError")
 
 
 def test_fix_that_fails_differently_says_so(tmp_path):
     program = crashed(tmp_path)
-    verified, outcome = verify_fix(program, str(tmp_path / "prog.py"), 5, 5,
-                                   "        prices.append(int(price) // 100 + None)\n", "ZeroDivisionError", 30)
+    verified, outcome = verify_fix(program, edit(tmp_path, "        prices.append(int(price) // 100 + None)\n"),
+                                   "ZeroDivisionError", 30)
     assert verified is True and "fails differently: TypeError" in outcome
 
 
@@ -161,7 +166,7 @@ def test_scripted_stand_in_model_uses_breakpoints_and_rerun(tmp_path, monkeypatc
     assert found.diagnosis.line == 5 and found.diagnosis.fix.problem is None
     assert session.rerun.stopped is False  # stopped before the answer
     # The pipeline then verifies the checked fix by running the program again on a copy.
-    result = Result("0", "3", [], str(tmp_path), None, dossier, diagnosis=found.diagnosis)
+    result = Result(autodbg_version="0", python="3", argv=[], cwd=str(tmp_path), thread=None, dossier=dossier, diagnosis=found.diagnosis)
     verify(session, result)
     assert found.diagnosis.fix.verified is True and found.diagnosis.fix.outcome.endswith("the program now exits 0")
     assert session.rerun.runs == 2 and result.timings.verify > 0

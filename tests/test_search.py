@@ -13,7 +13,7 @@ import pytest
 from autodbg.investigate.loop import Budget, investigate
 from autodbg.investigate.search import CANDIDATE_SECONDS, RUN_KINDS, Place, proof, search, search_places
 from autodbg.crash import CrashSession
-from autodbg.records import Candidate, FixTrial, Search
+from autodbg.records import Candidate, Edit, FixTrial, Search
 from conftest import clean_env, run_py
 from crashkit import BELOW_ZERO, ScriptedStandInModel
 
@@ -60,8 +60,8 @@ def test_the_search_finds_the_one_token_fix_of_a_failing_test(tmp_path, monkeypa
     found = search(session, dossier, time.monotonic() + 10)
     assert found.passing, found
     best = found.passing[0]
-    assert (best.display_file, best.first, best.last, best.change) == ("prog.py", 5, 5, "comparison")
-    assert (best.code, best.replacement) == ("        if balance == 0:\n", "        if balance < 0:\n")
+    assert (best.display_file, best.edit.first, best.edit.last, best.edit.origin) == ("prog.py", 5, 5, "comparison")
+    assert (best.code, best.edit.replacement) == ("        if balance == 0:\n", "        if balance < 0:\n")
     assert best.trial == FixTrial("passes", "with this fix the failing assertion holds, and the code that holds it "
                                             "runs to its end")
     assert found.tried >= 1 and found.lines == len(places) and (tmp_path / "prog.py").read_text() == BELOW_ZERO
@@ -73,7 +73,7 @@ def test_changes_that_write_are_refused_in_their_probe_and_the_search_goes_on(tm
     found = search(session, dossier, time.monotonic() + 30, writing_first)
     assert not (tmp_path / "LEAK").exists()
     assert found.outcomes["not run"] >= 2  # the sandbox refused the write: not counted as passing
-    assert [c.replacement for c in found.passing] == ["    return steps\n"]
+    assert [c.edit.replacement for c in found.passing] == ["    return steps\n"]
     assert found.tried == sum(found.outcomes.values())
 
 
@@ -114,7 +114,7 @@ def test_where_no_test_says_when_a_change_works_only_few_kinds_of_change_are_tri
     assert search_places(dossier)[0] == Place(str(tmp_path / "prog.py"), 7)  # the line that crashed
     found = search(session, dossier, time.monotonic() + 10)
     assert found.proof == "run"
-    assert [(c.first, c.replacement, c.change) for c in found.passing] == [
+    assert [(c.edit.first, c.edit.replacement, c.edit.origin) for c in found.passing] == [
         (7, "    return datetime.strptime(text, FORMAT).date()\n", "arguments")]
     assert found.passing[0].trial.result == "passes"
     # 20 kinds of change would have been tried in a failing test; here only these ran
@@ -163,7 +163,7 @@ def test_an_empty_range_or_the_same_program_twice_is_not_tried(tmp_path, monkeyp
               "print(podium(['a', 'b', 'c']), merge({}, {'x': 1}).keys())\n")
     session, dossier = crashed(tmp_path, monkeypatch, source)
     found = search(session, dossier, time.monotonic() + 10, [Place(str(tmp_path / "prog.py"), n) for n in (2, 7, 8)])
-    assert "range(4, 1)" not in "".join(c.replacement for c in found.passing)
+    assert "range(4, 1)" not in "".join(c.edit.replacement for c in found.passing)
     # `list(b)`, `return key`, `return merged`: each `return` once, not after line 7 and after line 8
     assert found.tried == sum(found.outcomes.values()) == 3
 
@@ -172,9 +172,10 @@ def two_fixes(session, dossier) -> Search:
     """The search's own fix, and a second one that also passed (as `<= -1` would)."""
     found = search(session, dossier, time.monotonic() + 10)
     right = found.passing[0]
-    other = Candidate(right.file, right.display_file, 2, 2, "    balance = 0\n", "    balance = 1\n", "constant",
-                      FixTrial("passes", "with this fix the failing assertion holds"))
-    return Search(found.proof, found.lines, found.tried, found.outcomes, found.seconds, [other, right])
+    other = Candidate(edit=Edit(file=right.edit.file, first=2, last=2, replacement="    balance = 1\n", origin="constant"),
+                      display_file=right.display_file, code="    balance = 0\n",
+                      trial=FixTrial("passes", "with this fix the failing assertion holds"))
+    return Search(proof=found.proof, lines=found.lines, tried=found.tried, outcomes=found.outcomes, seconds=found.seconds, passing=[other, right])
 
 
 def choice(root_cause: str, fix: str) -> str:
@@ -227,7 +228,7 @@ def test_the_crash_hook_shows_what_the_search_found_under_the_evidence(tmp_path)
     assert "prog.py:8: return steps * 2  →  return steps" in run.stderr
     assert run.stderr.index("autodbg · evidence") < run.stderr.index("with these changes")
     result = json.loads(report.read_text())
-    assert result["search"]["passing"][0]["replacement"] == "    return steps\n"
+    assert result["search"]["passing"][0]["edit"]["replacement"] == "    return steps\n"
     assert result["timings"]["search"] <= 0.15 * 20 + 2 * CANDIDATE_SECONDS
     assert not (tmp_path / "LEAK").exists()
 
@@ -272,14 +273,14 @@ def test_a_missing_key_is_replaced_by_the_keys_the_programs_mapping_has(tmp_path
     session, dossier = crashed(tmp_path, monkeypatch, KEYS.replace('row[PRICE]', 'row["unit_price"]'))
     prog = str(tmp_path / "prog.py")
     changes = session.key_changes([(prog, 14), (prog, 10)])
-    assert [(c.line, c.replacement) for c in changes] == [
+    assert [(c.first, c.replacement) for c in changes] == [
         (14, '    return to_euros(revenue(order), order["currency"])\n')]  # 'FR' is no key of RATES; 'EUR' is
     session, dossier = crashed(tmp_path, monkeypatch, KEYS.replace('order["country"]', 'order["currency"]'))
     changes = session.key_changes([(prog, 1)])
-    assert [(c.line, c.replacement) for c in changes][0] == (1, 'PRICE = "unit_price"\n')
+    assert [(c.first, c.replacement) for c in changes][0] == (1, 'PRICE = "unit_price"\n')
     found = search(session, dossier, time.monotonic() + 10)
-    assert (found.passing[0].first, found.passing[0].change) == (1, "key")
-    assert found.passing[0].replacement == 'PRICE = "unit_price"\n'
+    assert (found.passing[0].edit.first, found.passing[0].edit.origin) == (1, "key")
+    assert found.passing[0].edit.replacement == 'PRICE = "unit_price"\n'
 
 
 def test_no_key_changes_for_other_errors_or_without_probes(tmp_path, monkeypatch):
@@ -300,5 +301,5 @@ def test_text_where_a_number_was_meant_is_converted_where_it_was_made(tmp_path, 
               "print(differences({'A': 3}, parse('A 5')))\n")
     session, dossier = crashed(tmp_path, monkeypatch, source)
     found = search(session, dossier, time.monotonic() + 10)
-    assert [(c.first, c.replacement, c.change) for c in found.passing][0] == (
+    assert [(c.edit.first, c.edit.replacement, c.edit.origin) for c in found.passing][0] == (
         5, "        counts[sku] = int(counted)\n", "convert")

@@ -16,7 +16,9 @@ from collections import deque
 from dataclasses import dataclass
 
 from autodbg.analysis import provenance
-from autodbg.analysis.provenance import Function, Origin
+from autodbg.analysis.provenance import Origin
+
+from autodbg.analysis.source import Function, functions, statement_text
 from autodbg.frames.safe_eval import cut
 
 MAX_CALLEES = 3  # functions of the same name followed for one call
@@ -65,7 +67,7 @@ def site(source: str, file: str, line: int, function: str) -> Site:
     if function == "<module>":
         return Site(file, line, None)
     if function in _INLINE_SCOPES:
-        holding = [f for f in provenance.functions(source) if f.holds(line)]
+        holding = [f for f in functions(source) if f.holds(line)]
         return Site(file, line, holding[-1].line if holding else None)
     return Site(file, line, provenance.function_line(source, line, function))
 
@@ -91,7 +93,7 @@ class _Backtrack:
         self.sources = sources
         self.max_depth = max_depth
         self.max_leads = max_leads
-        self.functions = {file: provenance.functions(text) for file, text in sources.items()}
+        self.functions = {file: functions(text) for file, text in sources.items()}
         self.function_names = {f.name for functions in self.functions.values() for f in functions}
         self.leads: dict[tuple, Lead] = {}
         self.queue: deque[_Reads] = deque()
@@ -142,7 +144,7 @@ class _Backtrack:
         function = self._function(item.file, item.function_line)
         for test in provenance.guard_tests(source, line):
             if function is None or function.holds(test):
-                code = _one_line(provenance.statement_text(source, test) or "")
+                code = _one_line(statement_text(source, test) or "")
                 self._add(item.file, Origin(name, test, test, code, "guard"), item.depth + 1, name)
                 self.queue.append(_Reads(item.site, item.file, item.function_line, test, item.depth + 1))
 
@@ -154,7 +156,7 @@ class _Backtrack:
         caller = self.sites[item.site + 1]
         if function is None or caller.file not in self.sources or name not in function.params:
             return
-        statement = provenance.statement_text(self.sources[caller.file], caller.line)
+        statement = statement_text(self.sources[caller.file], caller.line)
         if statement is None:
             return
         index = function.params.index(name)

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import ast
 import functools
-import textwrap
 from dataclasses import dataclass, replace
 
+from autodbg.analysis.source import (
+    functions, header_end, module_nodes, parameters, parent_map, parse_source, parse_statement, statement_at,
+)
 from autodbg.frames.safe_eval import cut
 
 MAX_CODE = 160  # characters of a definition's statement text
-HEAD_LINES = 4  # of a function's signature and docstring shown with a line of its body
 MAX_ROUNDS = 30  # loop fixed-point iterations; sets only grow, so a handful always suffice
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -69,21 +70,6 @@ class LineReads:
     calls: list[str]
 
 
-@dataclass(frozen=True)
-class Function:
-    """A function's `def` at LINE; its body spans BODY_LINE..END_LINE. PARAMS in `def` order."""
-
-    name: str
-    line: int
-    body_line: int
-    end_line: int
-    params: tuple[str, ...]
-    is_method: bool
-
-    def holds(self, line: int) -> bool:
-        return self.body_line <= line <= self.end_line
-
-
 # --- public functions ------------------------------------------------------------------------
 
 def reaching_definitions(source: str, function_line: int | None, line: int,
@@ -102,7 +88,7 @@ def reaching_definitions(source: str, function_line: int | None, line: int,
     local = _local_names(scope)
     tracked = {n for n in names if n in local and n not in in_comprehension}
     at_line = _Flow(tracked, line, lines).at(scope) if tracked else {}
-    parents = _parent_map(tree)
+    parents = parent_map(tree)
     for name in names:
         if name in in_comprehension:
             found = [in_comprehension[name]]
@@ -199,7 +185,7 @@ def line_reads(source: str, line: int) -> LineReads:
     """What the statement at LINE reads (its header only, for a compound statement); names a
     comprehension binds are left out, and a called method is a call, not an attribute."""
     tree = parse_source(source)
-    statement = tree and _statement_at(tree, line)
+    statement = tree and statement_at(tree, line)
     if statement is None:
         return LineReads([], [], [])
     parts = _header_parts(statement)
@@ -244,7 +230,7 @@ def passed_value(source: str, line: int) -> str | None:
     `return y`), the callee for a call's result (`x = f(...)`, `return f(...)`); None when it
     computes its value, or is no such statement."""
     tree = parse_source(source)
-    statement = tree and _statement_at(tree, line)
+    statement = tree and statement_at(tree, line)
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
         value = statement.value
     elif isinstance(statement, ast.Return):
@@ -254,58 +240,6 @@ def passed_value(source: str, line: int) -> str | None:
     if isinstance(value, ast.Name):
         return ""
     return ast.unparse(value.func) if isinstance(value, ast.Call) else None
-
-
-def statement_text(source: str, line: int) -> str | None:
-    """The source of the statement at LINE (a compound statement's header), for
-    argument_expression at a call site."""
-    tree = parse_source(source)
-    statement = tree and _statement_at(tree, line)
-    if statement is None:
-        return None
-    return textwrap.dedent("\n".join(source.splitlines()[statement.lineno - 1:_header_end(statement)]))
-
-
-@functools.lru_cache(maxsize=32)
-def functions(source: str) -> tuple[Function, ...]:
-    """Every function and method defined in SOURCE, in line order."""
-    tree = parse_source(source)
-    if tree is None:
-        return ()
-    parents = _parent_map(tree)
-    return tuple(sorted((Function(node.name, node.lineno, node.body[0].lineno, node.end_lineno,
-                            tuple(arg.arg for arg in _parameters(node)), isinstance(parents.get(node), ast.ClassDef))
-                   for node in module_nodes(tree) if isinstance(node, _FUNCTIONS)), key=lambda f: f.line))
-
-
-def function_span(source: str, line: int) -> tuple[int, int] | None:
-    """The lines of the innermost function holding LINE, its decorators and `def` included; None
-    at a module's top level, or when SOURCE does not parse."""
-    tree = parse_source(source)
-    spans = [(min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
-             for node in (module_nodes(tree) if tree else ()) if isinstance(node, _FUNCTIONS)
-             and node.lineno <= line <= (node.end_lineno or node.lineno)]
-    return max(spans, default=None)
-
-
-def function_head(source: str, line: int) -> tuple[int, int] | None:
-    """The lines of the `def` (its signature) and docstring of the innermost function whose body
-    holds LINE below them, at most HEAD_LINES; None at a module's top level, for a line of the head
-    itself, or when SOURCE does not parse."""
-    tree = parse_source(source)
-    holding = [node for node in (module_nodes(tree) if tree else ()) if isinstance(node, _FUNCTIONS)
-               and node.body[0].lineno <= line <= (node.end_lineno or node.lineno)]
-    if not holding:
-        return None
-    node = max(holding, key=lambda n: n.lineno)
-    first, end = node.lineno, node.body[0].lineno - 1
-    docstring = node.body[0]
-    if (isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
-            and isinstance(docstring.value.value, str)):
-        if line <= (docstring.end_lineno or docstring.lineno):
-            return None
-        end = docstring.end_lineno or docstring.lineno
-    return (first, min(end, first + HEAD_LINES - 1)) if end >= first else None
 
 
 def function_line(source: str, line: int, name: str) -> int | None:
@@ -367,7 +301,7 @@ class _Flow:
         state = {name: frozenset({self._unbound(name, scope)}) for name in self.names}
         if isinstance(scope, _FUNCTIONS):
             header = _code(scope, self.lines)
-            for arg in _parameters(scope):
+            for arg in parameters(scope):
                 if arg.arg in self.names:
                     state[arg.arg] = frozenset({Origin(arg.arg, scope.lineno, scope.lineno, header, "param")})
         return state
@@ -491,7 +425,7 @@ class _Flow:
     # -- helpers --
 
     def _record(self, node: ast.AST, state: State) -> None:
-        if node.lineno <= self.line <= _header_end(node):
+        if node.lineno <= self.line <= header_end(node):
             self.at_line = _join(self.at_line, state)
 
     def _bind(self, node: ast.stmt, state: State) -> State:
@@ -641,12 +575,6 @@ def _irrefutable(pattern: ast.AST) -> bool:
     return False
 
 
-def _parameters(function: ast.AST) -> list[ast.arg]:
-    a = function.args
-    return [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs,
-            *([a.kwarg] if a.kwarg else [])]
-
-
 # --- scopes ----------------------------------------------------------------------------------
 
 def _same_scope(scope: ast.AST):
@@ -676,7 +604,7 @@ def _local_names(scope: ast.AST) -> set[str]:
                 for name in node.names}
     bound = _bound_names(scope.body)
     if isinstance(scope, _FUNCTIONS):
-        bound.update(arg.arg for arg in _parameters(scope))
+        bound.update(arg.arg for arg in parameters(scope))
     return bound - declared
 
 
@@ -710,7 +638,7 @@ def _outer_definitions(scope: ast.AST, parents: dict, name: str, lines: list[str
 
 def _all_definitions(scope: ast.AST, name: str, lines: list[str]) -> list[Origin]:
     found = []
-    if isinstance(scope, _FUNCTIONS) and name in {a.arg for a in _parameters(scope)}:
+    if isinstance(scope, _FUNCTIONS) and name in {a.arg for a in parameters(scope)}:
         found.append(Origin(name, scope.lineno, scope.lineno, _code(scope, lines), "param"))
     for node in _same_scope(scope):
         if isinstance(node, ast.stmt):
@@ -760,39 +688,9 @@ def _find_scope(tree: ast.Module, function_line: int | None) -> ast.AST | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _parent_map(tree: ast.AST) -> dict:
-    return {child: node for node in module_nodes(tree) for child in ast.iter_child_nodes(node)}
 
 
 # --- statements and text ---------------------------------------------------------------------
-
-def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
-    """The innermost statement whose own line(s) (a compound statement's header) hold LINE."""
-    return _statements_by_line(tree).get(line)
-
-
-@functools.lru_cache(maxsize=32)
-def _statements_by_line(tree: ast.Module) -> dict[int, ast.stmt]:
-    """Each line held by a statement's own line(s), to the innermost such statement: built once
-    per tree, as a crash asks about many lines of the same (possibly long) file."""
-    index: dict[int, ast.stmt] = {}
-    for node in module_nodes(tree):  # breadth first: a nested statement comes after its parent
-        if isinstance(node, ast.stmt):
-            for line in range(node.lineno, _header_end(node) + 1):
-                if line not in index or node.lineno >= index[line].lineno:
-                    index[line] = node
-    return index
-
-
-def _header_end(node: ast.AST) -> int:
-    """The last line of the part of NODE that runs on its own line(s): for a compound
-    statement, the lines before its body."""
-    body = getattr(node, "body", None)
-    if isinstance(body, list) and body and isinstance(body[0], ast.AST) and not isinstance(node, _TRY):
-        return max(node.lineno, body[0].lineno - 1)
-    if isinstance(node, _TRY):
-        return node.lineno
-    return node.end_lineno or node.lineno
 
 
 def _header_parts(node: ast.stmt) -> list[ast.AST]:
@@ -813,11 +711,11 @@ def _header_parts(node: ast.stmt) -> list[ast.AST]:
 
 
 def _origin(name: str, node: ast.AST, lines: list[str], kind: str) -> Origin:
-    return Origin(name, node.lineno, _header_end(node), _code(node, lines), kind)
+    return Origin(name, node.lineno, header_end(node), _code(node, lines), kind)
 
 
 def _code(node: ast.AST, lines: list[str]) -> str:
-    text = " ".join(line.strip() for line in lines[node.lineno - 1:_header_end(node)])
+    text = " ".join(line.strip() for line in lines[node.lineno - 1:header_end(node)])
     return cut(text, MAX_CODE)
 
 
@@ -875,27 +773,3 @@ def _last_name(func: ast.AST) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=32)  # one crash asks about the same few files many times; trees are not mutated
-def parse_source(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-
-
-@functools.lru_cache(maxsize=32)
-def module_nodes(tree: ast.Module) -> tuple[ast.AST, ...]:
-    """Every node of TREE, breadth first (ast.walk), walked once: the walk costs far more than
-    reading its result, and a crash in a long file looks through it many times."""
-    return tuple(ast.walk(tree))
-
-
-def parse_statement(text: str) -> ast.Module | None:
-    """A statement's text on its own: a compound statement's header gets a body."""
-    text = textwrap.dedent(text).strip()
-    header = text.removeprefix("el") if text.startswith("elif") else text
-    for candidate in (text, header + "\n    pass", "try:\n    pass\n" + text + "\n    pass"):
-        tree = parse_source(candidate)
-        if tree is not None:
-            return tree
-    return None

@@ -22,7 +22,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 
-from autodbg.analysis.provenance import parse_statement
+from autodbg.analysis.source import parse_statement
 from autodbg.frames.core import is_user_file
 from autodbg.frames.safe_eval import cut, safe_repr
 from autodbg.redact import Redactor, is_secret_name, redacted

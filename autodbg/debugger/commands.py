@@ -17,7 +17,8 @@ import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from autodbg.analysis.provenance import statement_text
+from autodbg.analysis import source
+from autodbg.analysis.source import statement_text
 from autodbg.analysis.replay import ValueHistory, code_of, history_text, replay_call, replayable_calls
 from autodbg.frames.core import FrameEntry, display_path, is_user_file, source_lines
 from autodbg.debugger.output import (
@@ -435,13 +436,8 @@ def program_files(s: "Session") -> list[str]:
 
 
 def statement_lines(path: str) -> set[int]:
-    """Lines where a statement starts: where a line breakpoint can stop."""
-    try:
-        tree = ast.parse("\n".join(source_lines(path)))
-    except (SyntaxError, ValueError):
-        return set()
-    return {node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt)
-            and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    """Lines of PATH where a statement starts: where a line breakpoint can stop."""
+    return source.statement_lines("\n".join(source_lines(path)))
 
 
 def replayable_here(s: "Session") -> dict[str, FrameEntry]:

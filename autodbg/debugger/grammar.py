@@ -190,7 +190,7 @@ def break_lines(session: Session) -> list[tuple[str, list[int]]]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LiveState(Record):
     """What exists in a session right now, as plain data (it may come from another process):
     the step grammar is built from it, and names only what it holds."""
@@ -238,7 +238,7 @@ def _is_exception_class(session: Session, name: str) -> bool:
 
 # --- grammars (pure: built from a LiveState and what the model has seen) -----------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Known:
     """What the model has already seen, or may not use again, so the grammar does not offer it."""
     commands: frozenset[str] = frozenset()  # commands not to offer (output known here, or used up)

@@ -16,7 +16,7 @@ from autodbg.records import Ended, Record
 from autodbg.redact import Redactor, redacted
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CommandResult(Record):
     line: str
     ok: bool  # ran without error
@@ -50,12 +50,10 @@ class Session:
                 raise CommandError(f"`{command.name}` is not possible here")
             output = command.run(self, *values)
         except CommandError as exc:
-            return CommandResult(line, False, f"error: {self.redactor.scrub(str(exc))}",
-                                 ended=Ended.REFUSED if exc.refused else Ended.ERROR)
+            return CommandResult(line=line, ok=False, output=f"error: {self.redactor.scrub(str(exc))}", ended=Ended.REFUSED if exc.refused else Ended.ERROR)
         if isinstance(output, Output):
-            return CommandResult(line, True, bound_output(self.redactor.scrub(output.text)), command.ends_session,
-                                 lines=output.lines)
-        return CommandResult(line, True, bound_output(self.redactor.scrub(output)), command.ends_session)
+            return CommandResult(line=line, ok=True, output=bound_output(self.redactor.scrub(output.text)), ends_session=command.ends_session, lines=output.lines)
+        return CommandResult(line=line, ok=True, output=bound_output(self.redactor.scrub(output)), ends_session=command.ends_session)
 
     # --- helpers used by the executors ----------------------------------------------------------
 

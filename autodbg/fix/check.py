@@ -5,39 +5,45 @@ changes what the code does."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import textwrap
 
 from autodbg.frames.core import display_path
 from autodbg.fix.lines import python_lines
-from autodbg.records import Fix
+from autodbg.records import Edit, Fix
 
 NO_CHANGE = "the fix does not change the code"
 
 
-def check_fix(filename: str, first: int, last: int, replacement: str, as_written: bool = False) -> Fix:
-    """The fix that replaces lines FIRST..LAST of FILENAME with REPLACEMENT, checked; the lines it
-    names shrink to those it really changes. A model's lines are re-indented to the lines they
-    replace; AS_WRITTEN (a search's change) they stand as they are, so a line moved out of a loop
-    by its indentation alone is a change."""
+def check_fix(edit: Edit, as_written: bool = False) -> Fix:
+    """EDIT, checked; the lines it names shrink to those it really changes. A model's lines are
+    re-indented to the lines they replace; AS_WRITTEN (a search's change) they stand as they are,
+    so a line moved out of a loop by its indentation alone is a change."""
+    filename, first, last = edit.file, edit.first, edit.last
+
+    def fix(replacement: str, diff: str, applies: bool, compiles: bool, problem: str | None, first: int = first,
+            last: int = last) -> Fix:
+        changed = dataclasses.replace(edit, first=first, last=last, replacement=replacement)
+        return Fix(edit=changed, diff=diff, applies=applies, compiles=compiles, problem=problem)
+
     try:
         with open(filename, encoding="utf-8") as f:
             source = f.read()
     except (OSError, UnicodeDecodeError) as exc:
-        return Fix(replacement, "", False, False, f"cannot read {display_path(filename)}: {exc}", first, last)
+        return fix(edit.replacement, "", False, False, f"cannot read {display_path(filename)}: {exc}")
     lines = python_lines(source)
     if not 1 <= first <= last <= len(lines):
-        return Fix(replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}",
-                   first, last)
+        return fix(edit.replacement, "", False, False, f"lines {first}-{last} are not in {display_path(filename)}")
     original = lines[first - 1:last]
     if as_written:
-        new_lines = replacement.splitlines(keepends=True)
+        new_lines = edit.replacement.splitlines(keepends=True)
         same = "".join(new_lines).rstrip() == "".join(original).rstrip()
     else:
-        new_lines = reindent(replacement, _indent(next((l for l in original if l.strip()), original[0])))
+        new_lines = reindent(edit.replacement, _indent(next((l for l in original if l.strip()), original[0])))
         same = "".join(new_lines).strip() == "".join(original).strip()
     if same:
-        return Fix("".join(new_lines), "", True, True, NO_CHANGE, first, last)
+        return fix("".join(new_lines), "", True, True, NO_CHANGE)
     # A model often rewrites a whole function to change one line: name the lines that change.
     head, tail = unchanged_ends(original, new_lines)
     first, last = first + head, last - tail
@@ -49,12 +55,12 @@ def check_fix(filename: str, first: int, last: int, replacement: str, as_written
     try:
         compile("".join(patched), filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return Fix(applied, diff, True, False, f"the patched file does not compile: {exc.msg} (line {exc.lineno})",
-                        first, last)
+        return fix(applied, diff, True, False, f"the patched file does not compile: {exc.msg} (line {exc.lineno})",
+                   first, last)
     if same_program(source, "".join(patched)):
-        return Fix(applied, diff, True, True, "the fix changes only layout or docstrings, not what the code does",
-                        first, last)
-    return Fix(applied, diff, True, True, None, first, last)
+        return fix(applied, diff, True, True, "the fix changes only layout or docstrings, not what the code does",
+                   first, last)
+    return fix(applied, diff, True, True, None, first, last)
 
 
 def unchanged_ends(original: list[str], new_lines: list[str]) -> tuple[int, int]:

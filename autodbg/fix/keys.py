@@ -13,23 +13,19 @@ from __future__ import annotations
 
 import ast
 import difflib
-from dataclasses import dataclass
 
 from autodbg.frames.core import Inspector, PostMortem, source_lines
-from autodbg.records import Record
+from autodbg.records import Edit
 
 MAX_KEYS = 8  # keys of a mapping tried in place of a missing one, the most alike first
 
 
-@dataclass(frozen=True)
-class KeyChange(Record):
+def key_change(file: str, line: int, replacement: str) -> Edit:
     """Line LINE of FILE, whose text becomes REPLACEMENT (ending in a newline)."""
-    file: str
-    line: int
-    replacement: str
+    return Edit(file=file, first=line, last=line, replacement=replacement, origin="key")
 
 
-def key_changes(debugger: Inspector, places: list[tuple[str, int]]) -> list[KeyChange]:
+def key_changes(debugger: Inspector, places: list[tuple[str, int]]) -> list[Edit]:
     """For a KeyError of a string key: every PLACES line (file, line) holding that string as a
     literal, with each key of the mapping that lacked it instead; and every line of the stack whose
     `D["k"]` gave the missing key, with another key of D whose value the mapping has."""
@@ -60,19 +56,19 @@ def _lacking(entry, missing: str) -> dict | None:
     return None
 
 
-def _literal_changes(file: str, line: int, missing: str, keys: list[str]) -> list[KeyChange]:
+def _literal_changes(file: str, line: int, missing: str, keys: list[str]) -> list[Edit]:
     text = _line(file, line)
     changes = []
     for node in _nodes(file, line):
         if isinstance(node, ast.Constant) and node.value == missing and node.lineno == node.end_lineno == line:
             quote = text.encode()[node.col_offset:node.col_offset + 1].decode()
             if quote in "'\"":
-                changes += [KeyChange(file, line, _splice(text, node, f"{quote}{key}{quote}")) for key in keys
+                changes += [key_change(file, line, _splice(text, node, f"{quote}{key}{quote}")) for key in keys
                             if quote not in key and "\\" not in key]
     return changes
 
 
-def _field_changes(entry, missing: str, keys: set[str]) -> list[KeyChange]:
+def _field_changes(entry, missing: str, keys: set[str]) -> list[Edit]:
     """`order["currency"]` for `order["country"]` on ENTRY's line, where `order["country"]` is the
     missing key and `order["currency"]` one the mapping has."""
     text = _line(entry.filename, entry.lineno)
@@ -84,7 +80,7 @@ def _field_changes(entry, missing: str, keys: set[str]) -> list[KeyChange]:
         record = _value(node.value, entry.frame)
         if isinstance(record, dict) and record.get(node.slice.value) == missing:
             quote = text.encode()[node.slice.col_offset:node.slice.col_offset + 1].decode()
-            changes += [KeyChange(entry.filename, entry.lineno, _splice(text, node.slice, f"{quote}{field}{quote}"))
+            changes += [key_change(entry.filename, entry.lineno, _splice(text, node.slice, f"{quote}{field}{quote}"))
                         for field, value in record.items() if isinstance(field, str) and field != node.slice.value
                         and isinstance(value, str) and value in keys and quote in "'\"" and quote not in field]
     return changes

@@ -16,9 +16,10 @@ import ast
 import itertools
 import re
 import textwrap
-from dataclasses import dataclass
 
+from autodbg.analysis.source import parse_source, statement_starts
 from autodbg.fix.lines import python_lines
+from autodbg.records import Edit
 
 COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**")
@@ -56,22 +57,12 @@ OPERATOR_CHARS = re.escape("-+*/%<>=!&|^@~")
 ATOMS = (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant)
 
 
-@dataclass(frozen=True)
-class Mutant:
-    """Lines FIRST..LAST of a file replaced by REPLACEMENT (its lines, each ending in a newline;
-    empty: deleted); KIND says what changed (one of KINDS)."""
-    first: int
-    last: int
-    replacement: str
-    kind: str
-
-
-def mutants(source: str, line: int) -> list[Mutant]:
-    """Changes of LINE of SOURCE (a module's text), likeliest kinds first; each one parses.
-    None for a line that is not the first line of a statement, or is a `def`/`class` line."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+def mutants(file: str, source: str, line: int) -> list[Edit]:
+    """Changes of LINE of FILE, whose text is SOURCE, likeliest kinds first (each Edit's origin is
+    one of KINDS); each one parses. None for a line that is not the first line of a statement, or
+    is a `def`/`class` line."""
+    tree = parse_source(source)
+    if tree is None:
         return []
     lines = python_lines(source)
     if not 1 <= line <= len(lines):
@@ -82,7 +73,7 @@ def mutants(source: str, line: int) -> list[Mutant]:
     if statement is None:
         return []
     text = _Line(lines[line - 1], line)
-    found = _Found()
+    found = _Found(file)
     on_line = [node for node in ast.walk(statement) if getattr(node, "lineno", 0) == getattr(node, "end_lineno", 0) == line]
     variables = _variables(scope)
     strings = _strings(scope)
@@ -99,21 +90,22 @@ def mutants(source: str, line: int) -> list[Mutant]:
     for kind, first, last, new in _statement_changes(tree, scope, statement, text, lines, variables):
         found.add(kind, first, last, new)
     holder = scope if not isinstance(scope, ast.Module) else _top_statement(tree, line)
-    return [m for m in sorted(found.items, key=lambda m: KINDS.index(m.kind))
+    return [m for m in sorted(found.items, key=lambda m: KINDS.index(m.origin))
             if _parses(holder if holder.lineno <= m.first <= holder.end_lineno else _top_statement(tree, m.first),
                        lines, m)]
 
 
 class _Found:
-    def __init__(self) -> None:
-        self.items: list[Mutant] = []
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.items: list[Edit] = []
         self.seen: set[tuple[int, int, str]] = set()
 
     def add(self, kind: str, first: int, last: int, new: str) -> None:
         key = (first, last, new)
         if key not in self.seen:
             self.seen.add(key)
-            self.items.append(Mutant(first, last, new, kind))
+            self.items.append(Edit(file=self.file, first=first, last=last, replacement=new, origin=kind))
 
 
 class _Line:
@@ -362,16 +354,15 @@ def conversion(message: str) -> str | None:
     return None
 
 
-def conversions(source: str, line: int, to: str, operands: bool) -> list[Mutant]:
+def conversions(file: str, source: str, line: int, to: str, operands: bool) -> list[Edit]:
     """Changes that convert a value with TO (`int`, `float`, `str`): OPERANDS, each operand of the
     line's arithmetic in turn (the line that crashed); else the value the line assigns, where it
     was made (`counts[sku] = int(counted)`)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = parse_source(source)
+    if tree is None:
         return []
     lines = python_lines(source)
-    statement = _statements_at(tree).get(line)
+    statement = statement_starts(tree).get(line)
     if statement is None or not 1 <= line <= len(lines):
         return []
     text = _Line(lines[line - 1], line)
@@ -385,12 +376,9 @@ def conversions(source: str, line: int, to: str, operands: bool) -> list[Mutant]
             and not isinstance(statement.targets[0], (ast.Tuple, ast.List))  # one value, not one to unpack
         value = statement.value if one else None
         values = [value] if value is not None and not converted(value) else []
-    return [Mutant(line, line, text.replace(v, f"{to}({text.of(v)})"), "convert") for v in values
+    return [Edit(file=file, first=line, last=line, replacement=text.replace(v, f"{to}({text.of(v)})"), origin="convert")
+            for v in values
             if v.lineno == v.end_lineno == line]
-
-
-def _statements_at(tree: ast.Module) -> dict[int, ast.stmt]:
-    return {node.lineno: node for node in ast.walk(tree) if isinstance(node, ast.stmt)}
 
 
 def _method_reads(tree: ast.Module, nodes: list[ast.AST], line: _Line, lines: list[str]):
@@ -516,7 +504,7 @@ def _top_statement(tree: ast.Module, line: int) -> ast.stmt:
     return next(node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno))
 
 
-def _parses(holder: ast.AST, lines: list[str], mutant: Mutant) -> bool:
+def _parses(holder: ast.AST, lines: list[str], mutant: Edit) -> bool:
     """Whether the function or module-level statement holding MUTANT still parses with it."""
     first = min([holder.lineno] + [d.lineno for d in getattr(holder, "decorator_list", [])])
     last = max(holder.end_lineno or holder.lineno, mutant.last)

@@ -21,7 +21,7 @@ from autodbg.frames.safe_eval import safe_repr
 from autodbg.fix.check import added_guard
 from autodbg.fix.lines import python_lines, replace_lines
 from autodbg.probe.fork import refusal_in_chain
-from autodbg.records import FixTrial, TrialResult
+from autodbg.records import Edit, FixTrial, TrialResult
 
 DETAIL_CHARS = 200
 VALUE_CHARS = 60  # of each value in the fixed function's first call
@@ -35,12 +35,10 @@ class NotRunnable(Exception):
     """The fix cannot be tried here; the message says why, in one line."""
 
 
-def try_fix(debugger: Inspector, file: str, first: int, last: int, replacement: str,
-            exception_type: str) -> FixTrial:
-    """Run the program's outermost frame of the crash again with lines FIRST..LAST of FILE
-    replaced by REPLACEMENT; EXCEPTION_TYPE is the crash's."""
+def try_fix(debugger: Inspector, fix: Edit, exception_type: str) -> FixTrial:
+    """Run the program's outermost frame of the crash again with FIX made; EXCEPTION_TYPE is the crash's."""
     try:
-        return _try(debugger, os.path.abspath(file), first, last, replacement, exception_type)
+        return _try(debugger, os.path.abspath(fix.file), fix.first, fix.last, fix.replacement, exception_type)
     except NotRunnable as why:
         return FixTrial(TrialResult.NOT_RUN, str(why))
 

@@ -8,11 +8,11 @@ import ast
 import json
 import re
 
-from autodbg.analysis.provenance import function_span, module_nodes, parse_source
+from autodbg.analysis.source import function_span, module_nodes, parse_source
 from autodbg.debugger.output import ShownLine
 from autodbg.frames.core import display_path, source_lines
 from autodbg.fix.check import check_fix, does_nothing
-from autodbg.records import Diagnosis, Dossier, SourceWindow, ValueOrigin
+from autodbg.records import Diagnosis, Dossier, Edit, SourceWindow, ValueOrigin
 
 
 # Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
@@ -65,28 +65,35 @@ def make_diagnosis(text: str, shown: dict[str, ShownLine], dossier: Dossier) -> 
         answer = json.loads(text)
         first = shown[answer["first_line"]]
         last = shown[answer["last_line"]]
+        root_cause = answer["root_cause"]
     except (json.JSONDecodeError, KeyError, TypeError):
         return None  # the grammar makes this rare: an answer cut by max_tokens
+    return diagnosis_of(first, last, root_cause, answer.get("new_code"), dossier)
+
+
+def diagnosis_of(first: ShownLine, last: ShownLine, root_cause: str, new_code: str | None,
+                 dossier: Dossier) -> Diagnosis:
+    """The diagnosis that lines FIRST..LAST are wrong (ROOT_CAUSE says why) and NEW_CODE, when
+    given, is their fix."""
     filename, line = first.file, first.line
     line_end = last.line if last.file == filename and line <= last.line <= block_end(filename, line) else line
-    diagnosis = Diagnosis(filename, display_path(filename), line, line_end, answer["root_cause"], None,
-                          source_window(filename, line, line_end))
-    if answer.get("new_code") is None:
+    diagnosis = Diagnosis(file=filename, display_file=display_path(filename), line=line, line_end=line_end, root_cause=root_cause, fix=None, source_window=source_window(filename, line, line_end))
+    if new_code is None:
         return diagnosis
-    fix = check_fix(filename, line, line_end, answer["new_code"])
+    fix = check_fix(Edit(file=filename, first=line, last=line_end, replacement=new_code, origin="model"))
     if fix.usable:  # the root cause is what the fix changes
-        diagnosis.line, diagnosis.line_end = fix.first, fix.last
-        diagnosis.source_window = source_window(filename, fix.first, fix.last)
+        diagnosis.line, diagnosis.line_end = fix.edit.first, fix.edit.last
+        diagnosis.source_window = source_window(filename, fix.edit.first, fix.edit.last)
     diagnosis.fix = fix
-    fix.problem = fix.problem or hiding(dossier, filename, diagnosis.line, diagnosis.line_end, fix.replacement)
+    fix.problem = fix.problem or hiding(dossier, fix.edit)
     return diagnosis
 
 
-def hiding(dossier: Dossier, filename: str, first: int, last: int, replacement: str) -> str | None:
-    """Why replacing lines FIRST..LAST of FILENAME by REPLACEMENT would hide the crash rather than
-    fix it, or None: it rewrites the failing assert, or the test that runs it, or deletes the
-    line that crashed."""
+def hiding(dossier: Dossier, edit: Edit) -> str | None:
+    """Why EDIT would hide the crash rather than fix it, or None: it rewrites the failing assert,
+    or the test that runs it, or deletes the line that crashed."""
     site = dossier.crash_site
+    filename, first, last, replacement = edit.file, edit.first, edit.last, edit.replacement
     at_crash = site.file == filename and first <= site.line <= last
     if at_crash and dossier.assertion:
         # A failing assert is the specification: a "fix" that rewrites it only hides the bug.
@@ -109,14 +116,8 @@ def specification_lines(dossier: Dossier) -> set[tuple[str, int]]:
     crash = dossier.frames[0]
     if not (crash.called_functions or dossier.replays):
         return set()
-    first, last = enclosing_function(crash.file, crash.line)
+    first, last = function_span("\n".join(source_lines(crash.file)), crash.line) or (crash.line, crash.line)
     return {(crash.file, n) for n in range(first, last + 1)} | {(frame.file, frame.line) for frame in dossier.frames[1:]}
-
-
-def enclosing_function(filename: str, line: int) -> tuple[int, int]:
-    """The lines of the innermost function holding LINE, its decorators and `def` included;
-    (LINE, LINE) at a module's top level."""
-    return function_span("\n".join(source_lines(filename)), line) or (line, line)
 
 
 def junk(text: str, *, code: bool) -> bool:
@@ -136,7 +137,7 @@ def unreadable(diagnosis: Diagnosis, dossier: Dossier) -> str | None:
     cause or fix, or a root cause that only repeats the error message."""
     texts = [("root cause", diagnosis.root_cause)]
     if diagnosis.fix is not None:
-        texts.append(("fix", diagnosis.fix.replacement))
+        texts.append(("fix", diagnosis.fix.edit.replacement))
     for name, text in texts:
         if junk(text, code=name == "fix"):
             return f"its {name} is not words or code but a run of junk"

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-from autodbg.analysis.provenance import function_head
+from autodbg.analysis.source import function_head
 from autodbg.debugger.commands import COMMANDS
 from autodbg.debugger.output import ShownLine
 from autodbg.frames.core import display_path, source_lines
@@ -21,7 +21,7 @@ from autodbg.debugger.grammar import (
 )
 from autodbg.fix.check import check_fix
 from autodbg.investigate.answer import (
-    echo, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
+    diagnosis_of, echo, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
 )
 from autodbg.investigate.prompt import SYSTEM_PROMPT, candidates_text, dossier_text
 from autodbg.llm.model import Completion, EngineError, Model
@@ -147,14 +147,12 @@ class Seen:
         exclude = {c.name for c in COMMANDS if not c.args and f"{where}/{c.name}" in self.asked}
         exclude |= {c.name for c in COMMANDS if c.limit is not None and self.uses[c.name] >= c.limit}
         if state.exception < 0:  # a live stop of a re-run
-            return Known(frozenset(exclude - {"done"}))
+            return Known(commands=frozenset(exclude - {"done"}))
         if state.on_crash and state.current in self.frames:
             exclude |= {"locals", "args"}  # the dossier showed them
         here = f"{where}/trace "
         traced = frozenset(key.removeprefix(here) for key in self.asked if key.startswith(here))
-        return Known(frozenset(exclude - {"done"}), frozenset(self.sources),
-                     self.frames if state.on_crash else frozenset(),
-                     frozenset((line.file, line.line) for line in self.lines.values()), traced)
+        return Known(commands=frozenset(exclude - {"done"}), sources=frozenset(self.sources), frames=self.frames if state.on_crash else frozenset(), lines=frozenset((line.file, line.line) for line in self.lines.values()), traced=traced)
 
 
 def place(session: CrashSession, state: LiveState) -> str:
@@ -296,8 +294,7 @@ class Investigation:
         self.seen.add_command(f"{place(self.session, self.state())}/{command}", command,
                               outcome.lines if outcome and outcome.ok else (),
                               outcome is not None and outcome.ok and command.startswith("source "))
-        turn = Turn(thought, command, bool(outcome and outcome.valid), output, completion.completion_tokens,
-                    self.findings.calls[-1].seconds, outcome.ended if outcome else "error")
+        turn = Turn(thought=thought, command=command, valid=bool(outcome and outcome.valid), output=output, tokens=completion.completion_tokens, seconds=self.findings.calls[-1].seconds, ended=outcome.ended if outcome else "error")
         self.findings.transcript.append(turn)
         self.on_step(turn)
         if outcome and outcome.ends_session:
@@ -359,8 +356,8 @@ class Investigation:
         (and they cost its time). The model says why."""
         change = self.ran_to_end[0]
         diagnosis = candidate_diagnosis(change, "")
-        line = ShownLine(change.file, change.first, change.code.splitlines()[0] if change.code else "")
-        diagnosis.root_cause = self.reason(quotable(line) or f"{change.display_file}:{change.first}", diagnosis,
+        line = ShownLine(change.edit.file, change.edit.first, change.code.splitlines()[0] if change.code else "")
+        diagnosis.root_cause = self.reason(quotable(line) or f"{change.display_file}:{change.edit.first}", diagnosis,
                                            told=True)
         self.findings.diagnosis = diagnosis
 
@@ -396,7 +393,7 @@ class Investigation:
             diagnosis = self.rewrite(quote, reply.text)
             fix = diagnosis.fix
             earlier = answers.get(quote)
-            if earlier is not None and (fix is None or not fix.usable or fix.replacement == earlier.fix.replacement):
+            if earlier is not None and (fix is None or not fix.usable or fix.edit.replacement == earlier.fix.edit.replacement):
                 continue  # asked again, it gave nothing new: its first fix stands
             answers[quote] = diagnosis
             if fix is not None and fix.usable:
@@ -436,10 +433,10 @@ class Investigation:
 
     def rewrite(self, quote: str, reply: str) -> Diagnosis:
         """The diagnosis that REPLY, the corrected code of the line QUOTE, makes."""
-        answer = json.dumps({"root_cause": "", "first_line": quote, "last_line": quote, "new_code": fenced_code(reply)})
-        diagnosis = make_diagnosis(answer, self.seen.lines, self.dossier)
+        line = self.seen.lines[quote]
+        diagnosis = diagnosis_of(line, line, "", fenced_code(reply), self.dossier)
         fix = diagnosis.fix
-        if fix is not None and fix.usable and junk(fix.replacement, code=True):
+        if fix is not None and fix.usable and junk(fix.edit.replacement, code=True):
             fix.problem = "it is not code but a run of junk"
         return diagnosis
 
@@ -461,7 +458,7 @@ class Investigation:
         not the model's own (the search found it), so it is shown first."""
         if self.findings.tokens.generated + TYPICAL_REASON <= self.budget.planned and self.reason_fits():
             fix = diagnosis.fix
-            ran = (f"I changed it to:\n```python\n{fix.replacement.rstrip()}\n```\nand ran it" if told else "I ran it")
+            ran = (f"I changed it to:\n```python\n{fix.edit.replacement.rstrip()}\n```\nand ran it" if told else "I ran it")
             self.messages.append({"role": "user", "content": f"{ran}: {fix.trial.detail}. In one or two "
                                   f"sentences: what was wrong in {quote}, and why did it make the crash? Answer in "
                                   "JSON: root_cause."})
@@ -570,11 +567,10 @@ class Investigation:
 
     def try_fix(self, diagnosis: Diagnosis, trials: dict[tuple, FixTrial]) -> None:
         fix = diagnosis.fix
-        key = (diagnosis.file, fix.first, fix.last, fix.replacement)
+        key = (fix.edit.file, fix.edit.first, fix.edit.last, fix.edit.replacement)
         if key not in trials:
             started = time.monotonic()
-            trials[key] = self.session.try_fix(diagnosis.file, fix.first, fix.last, fix.replacement,
-                                               self.dossier.exception.type)
+            trials[key] = self.session.try_fix(fix.edit, self.dossier.exception.type)
             self.findings.trials.append(round(time.monotonic() - started, 3))
         fix.trial = trials[key]
 
@@ -585,10 +581,7 @@ class Investigation:
         fit_context(self.messages, self.model, max_tokens, deadline)
         completion = self.model.complete(self.messages, grammar=grammar, max_tokens=max_tokens, deadline=deadline,
                                          cache_prefix_messages=1, seed=seed)
-        self.findings.calls.append(ModelCall(purpose, round(time.monotonic() - started, 3), completion.prompt_seconds,
-                                             completion.prompt_tokens,
-                                             completion.prompt_tokens_evaluated, completion.completion_tokens,
-                                             completion.accepted, completion.grammar_refusals, len(grammar.encode())))
+        self.findings.calls.append(ModelCall(purpose=purpose, seconds=round(time.monotonic() - started, 3), prompt_seconds=completion.prompt_seconds, prompt_tokens=completion.prompt_tokens, prompt_tokens_evaluated=completion.prompt_tokens_evaluated, generated=completion.completion_tokens, accepted=completion.accepted, grammar_refusals=completion.grammar_refusals, grammar_bytes=len(grammar.encode())))
         tokens = self.findings.tokens
         tokens.prompt_tokens_evaluated += completion.prompt_tokens_evaluated
         tokens.prompt_tokens_reused += completion.prompt_tokens_reused
@@ -600,10 +593,9 @@ class Investigation:
 
 def candidate_diagnosis(candidate: Candidate, root_cause: str) -> Diagnosis:
     """The diagnosis that CANDIDATE, a fix that passed in a probe, is the fix of."""
-    fix = check_fix(candidate.file, candidate.first, candidate.last, candidate.replacement, as_written=True)
+    fix = check_fix(candidate.edit, as_written=True)
     fix.trial = candidate.trial
-    return Diagnosis(candidate.file, candidate.display_file, fix.first, fix.last, root_cause, fix,
-                     source_window(candidate.file, fix.first, fix.last))
+    return Diagnosis(file=fix.edit.file, display_file=candidate.display_file, line=fix.edit.first, line_end=fix.edit.last, root_cause=root_cause, fix=fix, source_window=source_window(fix.edit.file, fix.edit.first, fix.edit.last))
 
 
 def whole_sentences(text: str, limit: int = ROOT_CAUSE_CHARS) -> str:
@@ -627,9 +619,8 @@ def model_candidate(diagnosis: Diagnosis) -> Candidate:
     """DIAGNOSIS's fix, tried in a probe, as a candidate of the report."""
     fix = diagnosis.fix
     lines = source_lines(diagnosis.file)
-    code = "".join(lines[n - 1] + "\n" for n in range(fix.first, fix.last + 1) if n <= len(lines))
-    return Candidate(diagnosis.file, diagnosis.display_file, fix.first, fix.last, code, fix.replacement, "model",
-                     fix.trial)
+    code = "".join(lines[n - 1] + "\n" for n in range(fix.edit.first, fix.edit.last + 1) if n <= len(lines))
+    return Candidate(edit=fix.edit, display_file=diagnosis.display_file, code=code, trial=fix.trial)
 
 
 def plain_reason(diagnosis: Diagnosis) -> str:
@@ -642,7 +633,7 @@ def plain_reason(diagnosis: Diagnosis) -> str:
     if fix is None or not fix.usable:
         return f"{where} made a value the failing line used and is most likely wrong."
     change = change_text([lines[n - 1] for n in range(diagnosis.line, diagnosis.line_end + 1) if n <= len(lines)],
-                         fix.replacement.splitlines())
+                         fix.edit.replacement.splitlines())
     if fix.trial is not None and fix.trial.passes:
         return f"{where} is wrong: {fix.trial.detail.replace('with this fix ', f'with {change}, ', 1)}."
     ran = f", and with it the crashed program {ran_text(fix.trial)}" if fix.trial is not None else ""

@@ -102,9 +102,9 @@ def candidates_text(passing: list[Candidate]) -> str:
     out = ["I tried small changes of the code in a sandboxed copy of the crashed program. With each of these, "
            "the failing test runs to its end:"]
     for i, candidate in enumerate(passing):
-        out.append(f"{chr(ord('A') + i)}) {candidate.display_file} line {candidate.first}:")
+        out.append(f"{chr(ord('A') + i)}) {candidate.display_file} line {candidate.edit.first}:")
         old = textwrap.dedent(candidate.code).splitlines()
-        new = textwrap.dedent(candidate.replacement).splitlines() if candidate.replacement else []
+        new = textwrap.dedent(candidate.edit.replacement).splitlines() if candidate.edit.replacement else []
         out += [f"- {line}" for line in old] + [f"+ {line}" for line in new]
     out.append("Which change corrects the root cause? Answer in JSON: root_cause (one or two sentences: what was wrong "
                "in the code and why), then fix (its letter).")

@@ -16,13 +16,14 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass
+from typing import Iterator
 
 from autodbg.frames.core import display_path, source_lines
 from autodbg.fix.lines import replace_lines
-from autodbg.fix.mutate import Mutant, conversion, conversions, mutants
+from autodbg.fix.mutate import conversion, conversions, mutants
 from autodbg.investigate.answer import hiding, likeliest_first, specification_lines
 from autodbg.crash import CrashSession
-from autodbg.records import Candidate, Dossier, Search
+from autodbg.records import Candidate, Dossier, Edit, Proof, Search
 
 SEARCH_SECONDS = 4.0  # at most, of the crash's budget
 SEARCH_SHARE = 0.15  # of the crash's budget, when that is less
@@ -49,10 +50,10 @@ class Place:
     line: int
 
 
-def proof(dossier: Dossier) -> str:
+def proof(dossier: Dossier) -> Proof:
     """What says a change works: a failing test of the program's functions ("test"), or only that
     the crashed program runs to its end ("run")."""
-    return "test" if specification_lines(dossier) else "run"
+    return Proof.TEST if specification_lines(dossier) else Proof.RUN
 
 
 def search_places(dossier: Dossier) -> list[Place]:
@@ -78,56 +79,50 @@ def search(session: CrashSession, dossier: Dossier, deadline: float, places: lis
     places = search_places(dossier) if places is None else places
     first_tier, later = [], []
     programs: set[tuple[str, str]] = set()  # a `return` added after a loop's last line is added after the loop
-    for place, mutant in _changes(session, dossier, places):
-        program = (place.file, _patched(place.file, mutant))
-        if program not in programs and hiding(dossier, place.file, mutant.first, mutant.last,
-                                              mutant.replacement) is None:
+    for change in _changes(session, dossier, places):
+        program = (change.file, _patched(change))
+        if program not in programs and hiding(dossier, change) is None:
             programs.add(program)
-            (later if mutant.kind in LATER_KINDS else first_tier).append((place, mutant))
+            (later if change.origin in LATER_KINDS else first_tier).append(change)
     passing: list[Candidate] = []
     outcomes: Counter[str] = Counter()
     tried_after = 0
-    for place, mutant in first_tier + later:
+    for change in first_tier + later:
         if time.monotonic() + CANDIDATE_SECONDS > deadline or len(passing) == MAX_PASSING \
                 or tried_after > MORE_AFTER_PASSING:
             break
-        trial = session.try_fix(place.file, mutant.first, mutant.last, mutant.replacement, dossier.exception.type,
-                                seconds=CANDIDATE_SECONDS)
+        trial = session.try_fix(change, dossier.exception.type, seconds=CANDIDATE_SECONDS)
         outcomes[trial.result] += 1
         tried_after += bool(passing)
         if trial.passes:
-            code = "".join(source_lines(place.file)[i - 1] + "\n" for i in range(mutant.first, mutant.last + 1))
-            passing.append(Candidate(place.file, display_path(place.file), mutant.first, mutant.last, code,
-                                     mutant.replacement, mutant.kind, trial))
-    return Search(proof(dossier), len(places), sum(outcomes.values()), dict(outcomes),
-                  round(time.monotonic() - started, 3), passing)
+            code = "".join(source_lines(change.file)[i - 1] + "\n" for i in range(change.first, change.last + 1))
+            passing.append(Candidate(edit=change, display_file=display_path(change.file), code=code, trial=trial))
+    return Search(proof=proof(dossier), lines=len(places), tried=sum(outcomes.values()), outcomes=dict(outcomes), seconds=round(time.monotonic() - started, 3), passing=passing)
 
 
-def _changes(session: CrashSession, dossier: Dossier, places: list[Place]):
-    """(place, change) to try, likeliest first. Where only a run can tell: for a KeyError the keys
+def _changes(session: CrashSession, dossier: Dossier, places: list[Place]) -> Iterator[Edit]:
+    """The changes to try, likeliest first. Where only a run can tell: for a KeyError the keys
     the program's mapping has, for a TypeError of text and numbers the conversion it asks for
     (where the value was made first, the line that crashed last), then RUN_KINDS' changes."""
-    if proof(dossier) == "test":
-        yield from ((place, mutant) for place in places for mutant in _mutants(place))
+    if proof(dossier) == Proof.TEST:
+        yield from (change for place in places for change in _mutants(place))
         return
-    for change in session.key_changes([(p.file, p.line) for p in places]):
-        yield Place(change.file, change.line), Mutant(change.line, change.line, change.replacement, "key")
+    yield from session.key_changes([(p.file, p.line) for p in places])
     to = conversion(dossier.exception.message) if dossier.exception.type == "TypeError" else None
     if to is not None:
         site = Place(dossier.crash_site.file, dossier.crash_site.line)
         for place in [p for p in places if p != site] + [site]:
-            yield from ((place, mutant) for mutant in conversions(_source(place.file), place.line, to,
-                                                                  operands=place == site))
+            yield from conversions(place.file, _source(place.file), place.line, to, operands=place == site)
     for place in places:
-        yield from ((place, mutant) for mutant in _mutants(place) if mutant.kind in RUN_KINDS)
+        yield from (change for change in _mutants(place) if change.origin in RUN_KINDS)
 
 
-def _patched(file: str, mutant: Mutant) -> str:
-    return replace_lines(_source(file), mutant.first, mutant.last, mutant.replacement)
+def _patched(change: Edit) -> str:
+    return replace_lines(_source(change.file), change.first, change.last, change.replacement)
 
 
-def _mutants(place: Place) -> list[Mutant]:
-    return mutants(_source(place.file), place.line) if source_lines(place.file) else []
+def _mutants(place: Place) -> list[Edit]:
+    return mutants(place.file, _source(place.file), place.line) if source_lines(place.file) else []
 
 
 def _source(file: str) -> str:

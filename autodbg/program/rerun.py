@@ -88,16 +88,15 @@ class Rerun:
         """Run LINE in the stopped re-run: a live command, or one that resumes it."""
         self._channel.send("command", line=line)
         if COMMANDS_BY_NAME[line.split()[0]].resumes:
-            return CommandResult(line, True, self._await_event())
+            return CommandResult(line=line, ok=True, output=self._await_event())
         try:
             reply = self._receive(OUTPUT, REPLY_SECONDS)
         except ChannelError:
             self.stop()
-            return CommandResult(line, False, "error: the re-run stopped answering")
+            return CommandResult(line=line, ok=False, output="error: the re-run stopped answering")
         if reply["state"] is not None:
             self._state = LiveState.from_json(reply["state"])
-        return CommandResult(line, reply["ok"], reply["output"], lines=tuple(ShownLine(*l) for l in reply["lines"]),
-                             ended=reply["ended"])
+        return CommandResult(line=line, ok=reply["ok"], output=reply["output"], lines=tuple(ShownLine(*l) for l in reply["lines"]), ended=reply["ended"])
 
     def state(self) -> LiveState:
         return self._state

@@ -16,6 +16,7 @@ from autodbg.frames.safe_eval import cut
 from autodbg.files import is_inside, write_shared
 from autodbg.fix.lines import replace_lines
 from autodbg.program.target import Program
+from autodbg.records import Edit
 
 MAX_COPY_FILES = 2000
 
@@ -25,11 +26,10 @@ def _ours() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def verify_fix(program: Program, file: str, first: int, last: int, replacement: str, exception_type: str,
-               budget: float) -> tuple[bool, str]:
-    """(whether the fix made EXCEPTION_TYPE go away, what happened) for lines FIRST..LAST of FILE."""
+def verify_fix(program: Program, fix: Edit, exception_type: str, budget: float) -> tuple[bool, str]:
+    """(whether FIX made EXCEPTION_TYPE go away, what happened)."""
     root = program.root
-    file = os.path.abspath(file)
+    file = os.path.abspath(fix.file)
     if os.path.commonpath([root, file]) != root:
         return False, f"not verified: {display_path(file)} is outside the program's folder"
     files = sum(len(names) for _, _, names in os.walk(root))
@@ -42,7 +42,7 @@ def verify_fix(program: Program, file: str, first: int, last: int, replacement: 
         if not (target.parent.is_dir() and is_inside(target.parent, Path(tmp))):  # linked: the user's own files
             return False, f"not verified: {display_path(file)} is in a linked folder"
         with open(file, encoding="utf-8", newline="") as f:
-            patched = replace_lines(f.read(), first, last, replacement)
+            patched = replace_lines(f.read(), fix.first, fix.last, fix.replacement)
         write_shared(target, patched.encode("utf-8"))  # replaces a symlinked file in the copy, never writes through it
 
         def moved(path: str) -> str:
