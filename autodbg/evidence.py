@@ -38,7 +38,7 @@ MAX_LOCALS = 20
 MAX_CALLED_SOURCE = 40  # lines of a called function's source
 MAX_REPLAYS = 2  # calls of the crash line replayed for the evidence
 REPLAY_CHARS = 700  # of one replay's history: about 250 tokens the model reads
-MAX_ORIGINS = 10  # lines the values came from: on the dev corpus, 10 name as many root causes as 20
+MAX_ORIGINS = 10  # lines the values came from: more name no more root causes (bench/HISTORY.md)
 # Origins that tell nothing a reader (or a model) could act on: an import, a `def` or `class` line,
 # a parameter (its caller's argument is what tells), a `with` target.
 UNTOLD_ORIGINS = frozenset({"import", "def", "class", "param", "with"})

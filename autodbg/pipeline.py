@@ -161,7 +161,8 @@ def run_investigation(engine, session: CrashSession, result: Result, settings: S
                       started: float) -> str | None:
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
     The caller owns ENGINE and closes it."""
-    from autodbg.investigate.loop import Budget, investigate, planned_tokens
+    from autodbg.investigate.loop import investigate
+    from autodbg.investigate.plan import Budget, planned_tokens
     from autodbg.investigate.pace import load_rates, measured, save_rates
 
     reason = None

@@ -17,7 +17,7 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from autodbg.records import Dossier, FixTrial, FrameEvidence, Result, Search
+from autodbg.records import Dossier, FixTrial, FrameEvidence, Result, Search, TrialResult
 from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
@@ -171,9 +171,9 @@ def trial_line(trial: FixTrial) -> Text:
     """What happened when the crashed program ran again with the fix, in a probe."""
     if trial.passes:
         return Text(f"ran: {trial.detail}", style="green")
-    if trial.result == "guards":
+    if trial.result == TrialResult.GUARDS:
         return Text(f"ran: {trial.detail}", style="yellow")
-    if trial.result == "not run":
+    if trial.result == TrialResult.NOT_RUN:
         return Text(f"not run: {trial.detail}", style="dim")
     return Text(f"ran: it {trial.result}: {trial.detail}", style="yellow")
 

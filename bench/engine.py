@@ -21,7 +21,8 @@ from autodbg.frames.core import PostMortem  # noqa: E402
 from autodbg.debugger.grammar import answer_grammar, answer_max_chars, code_grammar, code_max_chars  # noqa: E402
 from autodbg.debugger.session import Session  # noqa: E402
 from autodbg.evidence import build_dossier  # noqa: E402
-from autodbg.investigate.loop import Seen, rewrite_request  # noqa: E402
+from autodbg.investigate.seen import Seen  # noqa: E402
+from autodbg.investigate.strategies import rewrite_request  # noqa: E402
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text  # noqa: E402
 from autodbg.llm.engine import Engine, free_cores  # noqa: E402
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(REPO))  # this checkout's autodbg, for the in-process mea
 
 from autodbg.frames.core import is_user_file  # noqa: E402
 from autodbg.debugger.grammar import answer_grammar, step_grammar  # noqa: E402
-from autodbg.investigate.loop import Seen, place  # noqa: E402
+from autodbg.investigate.seen import Seen, place  # noqa: E402
 from autodbg.investigate.prompt import dossier_text  # noqa: E402
 from autodbg.crash import CrashSession  # noqa: E402
 

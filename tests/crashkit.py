@@ -148,10 +148,11 @@ def rewrite_replies(session, dossier, quote: str, new_code: str | None, root_cau
     as the reason asked for a fix that passed."""
     import time
 
-    from autodbg.investigate.loop import Budget, Investigation
+    from autodbg.investigate.loop import Investigation
+    from autodbg.investigate.plan import Budget
 
-    investigation = Investigation(session, dossier, None, Budget(time.monotonic() + 60))
-    options = investigation.options(investigation.answerable(), investigation.suspects())
+    answers = Investigation(session, dossier, None, Budget(time.monotonic() + 60)).answers
+    options = answers.options(answers.answerable(), answers.suspects())
     matching = [i for i, option in enumerate(options) if option.endswith(quote)]
     assert len(matching) == 1, options
     return ["null"] * matching[0] + [fixed(new_code) if new_code is not None else "null",

@@ -13,7 +13,7 @@ from autodbg.debugger.grammar import (
     frame_names, live_state, number_range, step_grammar,
 )
 from autodbg.debugger.session import Session
-from autodbg.investigate.loop import STEP_TOKENS
+from autodbg.investigate.plan import STEP_TOKENS
 from autodbg.llm.engine import Engine, free_cores
 
 

@@ -16,8 +16,11 @@ import pytest
 from rich.console import Console
 
 from autodbg.crash import CrashSession
-from autodbg.investigate.loop import PLANNED_TOKENS, Budget, investigate, planned_tokens
-from autodbg.investigate.loop import TRIMMED, Seen, whole_sentences
+from autodbg.investigate.conversation import TRIMMED
+from autodbg.investigate.loop import investigate
+from autodbg.investigate.plan import PLANNED_TOKENS, Budget, planned_tokens
+from autodbg.investigate.seen import Seen
+from autodbg.investigate.strategies import whole_sentences
 from autodbg.investigate.answer import make_diagnosis, specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError

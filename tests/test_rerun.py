@@ -9,7 +9,9 @@ import pytest
 
 from autodbg.debugger.grammar import step_grammar
 from autodbg.program.verify import verify_fix
-from autodbg.investigate.loop import Budget, Seen, investigate, place
+from autodbg.investigate.loop import investigate
+from autodbg.investigate.plan import Budget
+from autodbg.investigate.seen import Seen, place
 from autodbg.pipeline import verify
 from autodbg.records import Edit
 from autodbg.crash import CrashSession

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from autodbg.investigate.loop import Budget, investigate
+from autodbg.investigate.loop import investigate
+from autodbg.investigate.plan import Budget
 from autodbg.investigate.search import CANDIDATE_SECONDS, RUN_KINDS, Place, proof, search, search_places
 from autodbg.crash import CrashSession
 from autodbg.records import Candidate, Edit, FixTrial, Search
@@ -236,7 +237,7 @@ def test_the_crash_hook_shows_what_the_search_found_under_the_evidence(tmp_path)
 def test_the_call_that_ran_the_failing_test_is_not_offered_to_trace(tmp_path, monkeypatch):
     """`trace check(below_zero)` would replay the whole test; its calls of the program, the
     evidence replayed already."""
-    from autodbg.investigate.loop import Seen, place
+    from autodbg.investigate.seen import Seen, place
 
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
     state = session.state()

@@ -18,7 +18,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from autodbg.investigate.loop import MAX_OPTIONS
+from autodbg.investigate.strategies import MAX_OPTIONS
 from autodbg.pipeline import new_result, run_investigation
 from autodbg.crash import CrashSession
 from autodbg.redact import MIN_PIECE

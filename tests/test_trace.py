@@ -9,7 +9,9 @@ import time
 import pytest
 
 from autodbg.debugger.grammar import Known, step_grammar
-from autodbg.investigate.loop import MAX_OPTIONS, Budget, investigate
+from autodbg.investigate.loop import investigate
+from autodbg.investigate.plan import Budget
+from autodbg.investigate.strategies import MAX_OPTIONS
 from autodbg.crash import CrashSession
 from conftest import clean_env, run_py
 from crashkit import ScriptedStandInModel, crash, load_program

@@ -15,9 +15,8 @@ from autodbg.fix.check import check_fix, does_nothing
 from autodbg.records import Diagnosis, Dossier, Edit, SourceWindow, ValueOrigin
 
 
-# Which provenance lines hold the bug most often (dev corpus: 19 of the 20 root causes provenance
-# names are among the first three this way, 10 by depth alone): a `return` of a function that
-# already returned, then a changed attribute or an unbound name and the binding that made it local
+# Which provenance lines hold the bug most often (bench/HISTORY.md, "The answer strategies"): a
+# `return` of a function that already returned, then a changed attribute or an unbound name and the binding that made it local
 # (an UnboundLocalError's cause) or the test of an `if` that decided whether a definition ran, then
 # assignments, then a caller's call that passed a failing parameter (its arguments may be wrong;
 # changing its data rarely is right), loop targets last.

@@ -11,7 +11,7 @@ from autodbg.records import Candidate, Dossier
 
 PROMPT_VALUE = 160  # characters of one value in the model's prompt: it reads every one of them
 # Characters of the evidence in the first prompt (about 1000 tokens): the crash frame always, then
-# callers while they fit. Every token is read before the first reply, at ~90 tokens/s for the 1.5b.
+# callers while they fit. Every token is read before the first reply.
 PROMPT_CHARS = 3500
 SAME_VALUE_CHARS = 40  # a value this long, shown again in another frame, is named, not repeated
 

@@ -31,16 +31,10 @@ CANDIDATE_SECONDS = 1.0  # one changed program's run: tests run in milliseconds;
 MAX_PASSING = 3  # changes that pass, offered to the model
 MORE_AFTER_PASSING = 30  # changes tried after the first that passes, looking for others to offer
 LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried after every line's other changes
-# The changes tried where only a run can tell (proof "run"). On the dev corpus's plain crashes,
-# every change of one line that let the program run to its end, by kind (right / wrong by the
-# case's test): arguments 3/2, a list for an iterator 1/0, a missing `return` 1/0; constants 0/15,
-# operators 1/22, dropped operands 2/15, other variables 2/24. Three classic bugs' patterns joined
-# them: a method read where its value was meant, a misspelt string, a `return` that ends a loop's
-# first round. Before them all, for a KeyError, keys the program's own mapping has in place of the
-# missing one (autodbg.fix.keys); for a TypeError of text and numbers, the conversion it asks for
-# (mutate.conversion). With these the search alone finds a passing change in 15 of the 37 dev cases
-# that report (13 plain crashes), 14 of them right; in HumanEvalFix one more than before (89 of
-# 144, all right).
+# The changes tried where only a run can tell (proof "run"): the kinds a single run rarely
+# misjudges (bench/HISTORY.md, "The search's kinds"). Before them all, for a KeyError, keys the
+# program's own mapping has in place of the missing one (autodbg.fix.keys); for a TypeError of
+# text and numbers, the conversion it asks for (mutate.conversion).
 RUN_KINDS = ("arguments", "list", "return", "call", "typo", "dedent")
 
 
