@@ -164,6 +164,10 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
             record["status"] = "no report"
             return record
         report = json.loads(report_path.read_text())
+        differently = crashed_differently(report, case, work)
+        if differently:
+            record["status"], record["crashed_differently"] = "crashed differently", differently
+            return record
         record["seconds"] = report["timings"].get("total")
         record["fallback_reason"] = report.get("fallback_reason")
         record["stopped_by"] = report.get("stopped_by")
@@ -178,6 +182,8 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         fix = (report.get("diagnosis") or {}).get("fix") or {}
         record["fix_verified"] = fix.get("verified")
         record["fix_trial"] = (fix.get("trial") or {}).get("result")
+        record["label"] = fix.get("label")
+        record["judge_edited"] = edits_judge(report, fix)
         record["origin_hit"] = any(in_case(origin["file"], work) == case.buggy_file and origin["line"] in case.acceptable_lines
                                    for origin in report["dossier"].get("origins", []))
         diagnosis = located_diagnosis(report, work)
@@ -187,6 +193,29 @@ def run_case(case, *, model: str, timeout: float, turns: int | None = None, mode
         record["root_cause_hit"] = (diagnosis["file"] == case.buggy_file and diagnosis["line"] in case.acceptable_lines)
     record["fix_hit"] = fix_passes(case, diagnosis)
     return record
+
+
+def crashed_differently(report: dict, case, work: Path) -> str:
+    """How the case's run crashed otherwise than its truth.json says (another exception type, or
+    another site), or "": such a run says nothing of the bug the case holds and is not scored."""
+    dossier = report["dossier"]
+    exception, site = dossier["exception"]["type"], dossier["crash_site"]
+    if exception != case.exception:
+        return f"{exception}: {dossier['exception']['message'][:120]} (expected {case.exception})"
+    where = (in_case(site["file"], work), site["line"])
+    expected = (case.crash_site["file"], case.crash_site["line"])
+    return f"at {where[0]}:{where[1]} (expected {expected[0]}:{expected[1]})" if where != expected else ""
+
+
+def edits_judge(report: dict, fix: dict) -> bool:
+    """Whether the diagnosis's fix changes what judges it: a test file or the driver that ran one."""
+    from autodbg.frames.core import is_test_file
+    from autodbg.investigate.answer import judging_files
+    from autodbg.records import Dossier
+
+    edit = fix.get("edit")
+    return edit is not None and fix.get("problem") is None and (
+        is_test_file(edit["file"]) or edit["file"] in judging_files(Dossier.from_json(report["dossier"])))
 
 
 def searched(search: dict | None, case, work: Path) -> dict | None:
@@ -258,12 +287,19 @@ def in_case(file: str, work: Path) -> str | None:
 
 
 def summarize(records: list[dict]) -> dict:
-    def group(rows):
+    def group(every):
+        rows = [r for r in every if r["status"] != "crashed differently"]  # not the case's crash: not scored
         seconds = sorted(r["seconds"] for r in rows if r["seconds"] is not None)
         valid = [r["commands_valid"] for r in rows if r["commands_valid"] is not None]
         return {
             "cases": len(rows),
+            "crashed_differently": len(every) - len(rows),
             "crashed": sum(r["status"] == "ok" for r in rows),
+            # Per label, how many diagnoses carried it and how many of those pass the case's test (its precision).
+            "labels": {label: [sum(r.get("label") == label for r in rows),
+                               sum(r.get("label") == label and r["fix_hit"] for r in rows)]
+                       for label in sorted({r["label"] for r in rows if r.get("label")})},
+            "judge_edited": sum(bool(r.get("judge_edited")) for r in rows),
             "root_cause_hit": sum(r["root_cause_hit"] for r in rows),
             # The evidence's provenance names the root cause, where it is not the crash line.
             "origin_hit": sum(r.get("origin_hit", False) for r in rows if not r.get("root_cause_on_crash_line")),
@@ -329,6 +365,10 @@ def print_results(records: list[dict], totals: dict, model: str) -> None:
                              g["commands_valid"], str(g["median_seconds"]),
                              str(g["p90_seconds"]), str(g["median_turns"]))
     console.print(totals_table)
+    g = totals["all"]
+    labels = ", ".join(f"{label} {n} ({hit} pass the case's test)" for label, (n, hit) in g["labels"].items()) or "none"
+    console.print(f"labels (precision): {labels}; fixes that change what judges: {g['judge_edited']}; "
+                  f"crashed differently (not scored): {g['crashed_differently']}")
 
 
 def _share(hits: int, total: int) -> str:

@@ -24,7 +24,7 @@ from autodbg.errors import AutodbgError
 from autodbg.files import write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.crash import CrashSession
-from autodbg.records import ModelInfo, Probe, Result, Turn
+from autodbg.records import Label, ModelInfo, Probe, Result, Turn
 from autodbg.report import EvidenceView, SearchView, SummaryView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
@@ -32,6 +32,9 @@ from autodbg.textsafe import terminal_safe
 from autodbg.version import __version__
 
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
+JUDGE_SECONDS = 30.0  # one run of the program's related tests, at most
+JUDGE_MIN_SECONDS = 10.0  # even past the timeout: a fix is worth its label
+JUDGED_ALTERNATIVES = 2  # other changes that ran to the end, judged where the diagnosis's fix did not hold
 PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; the rest absorbs a slow model
 
 
@@ -189,8 +192,10 @@ def run_investigation(engine, session: CrashSession, result: Result, settings: S
             reason = found.error
         elif found.diagnosis is None:
             reason = "the model gave no usable answer"
-        elif session.rerun is not None:
-            verify(session, result)
+        else:
+            if session.rerun is not None:
+                verify(session, result)
+            judge(result, started + settings.timeout)
     except EngineError as err:
         reason = str(err)
     except Exception as err:  # a bug of ours, or a broken worker: the evidence stands
@@ -223,6 +228,39 @@ def verify(session: CrashSession, result: Result) -> None:
                                            session.rerun.budget)
     result.timings.verify = round(time.monotonic() - started, 3)
     session.rerun.runs += 1
+
+
+def judge(result: Result, deadline: float) -> None:
+    """Judge the diagnosis's fix by the program's own tests where it has them, and label it; where
+    they do not hold, the first other change that passed its run and holds them takes its place."""
+    from autodbg.investigate.strategies import candidate_diagnosis, plain_reason
+    from autodbg.fix.label import label_of
+    from autodbg.program.judge import find_tests, judge_change, run_tests
+
+    fix = result.diagnosis.fix
+    if fix is None or not fix.usable:
+        return
+    started = time.monotonic()
+    tests = find_tests(fix.edit.file, [frame.file for frame in result.dossier.frames])
+    if tests is not None:
+        seconds = lambda: max(JUDGE_MIN_SECONDS, min(JUDGE_SECONDS, deadline - time.monotonic()))  # noqa: E731
+        before = run_tests(tests, None, seconds())
+        fix.judgement = judge_change(tests, fix.edit, before, seconds())
+        fix.label = label_of(fix)
+        others = [c for c in (result.search.passing if result.search else []) + result.candidates
+                  if c.trial.passes and c.edit != fix.edit]
+        for candidate in others[:JUDGED_ALTERNATIVES] if fix.label != Label.PASSES_YOUR_TESTS else []:
+            if time.monotonic() > deadline:
+                break
+            other = candidate_diagnosis(candidate, "")
+            other.fix.judgement = judge_change(tests, candidate.edit, before, seconds())
+            other.fix.label = label_of(other.fix)
+            if other.fix.label == Label.PASSES_YOUR_TESTS:
+                other.root_cause = plain_reason(other)
+                result.diagnosis = other
+                break
+        result.timings.judge = round(time.monotonic() - started, 3)
+    result.diagnosis.fix.label = label_of(result.diagnosis.fix)
 
 
 @contextmanager

@@ -48,6 +48,16 @@ class TrialResult(Vocabulary):
     NOT_RUN = "not run"
 
 
+class Label(Vocabulary):
+    """What a suggested change was shown to do, and nothing more: the one vocabulary of the
+    summary, the report and the bench (autodbg.program.judge.label_of)."""
+    PASSES_YOUR_TESTS = "passes your tests"  # the crash is gone and every related test that passed before still passes
+    STOPS_THE_CRASH = "stops the crash"  # the crashed run went on to its end; nothing else judged it
+    GUARD = "guard"  # it only adds a condition, default or try around the line that crashed
+    DID_NOT_WORK = "tried, did not work"  # still fails, fails differently, hangs, or broke a test that passed
+    NOT_RUN = "not run"  # nothing could run it here
+
+
 class Ended(Vocabulary):
     """How one look at the program (a command) ended."""
     OK = "ok"
@@ -250,6 +260,23 @@ class FixTrial(Record):
         return self.result == TrialResult.PASSES
 
 
+@dataclass(kw_only=True)
+class Judgement(Record):
+    """The program's own tests run on a copy with a change applied (autodbg.program.judge)."""
+    tests: list[str]  # the test files run, as shown
+    passed_before: int  # their tests that passed without the change
+    kept: int  # of those, how many still pass with it
+    broken: list[str]  # tests that passed before and fail with it (the first few)
+    fixed: list[str]  # tests that failed before and pass with it (the first few)
+    still_failing: list[str]  # tests that failed before and still fail (the first few)
+    detail: str = ""  # why the tests could not judge it, when they could not
+
+    @property
+    def holds(self) -> bool:
+        """Nothing that passed before fails now, and the tests did run."""
+        return not self.detail and not self.broken and self.passed_before + len(self.fixed) > 0
+
+
 @dataclass(frozen=True, kw_only=True)
 class Edit(Record):
     """Lines FIRST..LAST of FILE replaced by REPLACEMENT (its lines, each ending in a newline; ""
@@ -271,7 +298,9 @@ class Fix(Record):
     verified: bool | None = None  # under `autodbg run`: the fix re-run on a copy
     outcome: str | None = None
     trial: FixTrial | None = None  # the crashed program run again with the fix, in a probe
-    _omit_none = ("verified", "outcome", "trial")
+    judgement: Judgement | None = None  # the program's tests run with the fix, where it has tests
+    label: Label | None = None  # what all that showed
+    _omit_none = ("verified", "outcome", "trial", "judgement", "label")
 
     @property
     def usable(self) -> bool:
@@ -348,8 +377,9 @@ class Timings(Record):
     model_load: float | None = None
     trials: list[float] | None = None  # each fix tried in a probe
     verify: float | None = None
+    judge: float | None = None  # the program's tests run for the fix (autodbg.program.judge)
     total: float | None = None
-    _omit_none = ("worker_start", "evidence", "search", "model_load", "trials", "verify", "total")
+    _omit_none = ("worker_start", "evidence", "search", "model_load", "trials", "verify", "judge", "total")
 
 
 @dataclass

@@ -17,7 +17,8 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from autodbg.records import Dossier, FixTrial, FrameEvidence, Result, Search, TrialResult
+from autodbg.fix.label import label_of
+from autodbg.records import Dossier, FixTrial, FrameEvidence, Judgement, Label, Result, Search, TrialResult
 from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
@@ -151,20 +152,48 @@ class SummaryView:
         fix = diagnosis.fix
         parts.append(Text(""))
         if fix is not None and fix.usable:
-            label = "Suggested fix (checked: applies and compiles"
-            label += ", verified by re-running)" if fix.verified else ")"
+            label = fix.label or label_of(fix)
+            heading, style = HEADINGS[label]
             # Wrapped: every line the fix adds is shown whole, however wide.
-            parts += [Text(label, style="bold"), Syntax(fix.diff.rstrip("\n"), "diff", theme=THEME, word_wrap=True)]
+            parts += [Text(heading, style=style), Syntax(fix.diff.rstrip("\n"), "diff", theme=THEME, word_wrap=True)]
             if fix.trial is not None:
                 parts.append(trial_line(fix.trial))
             if fix.outcome is not None:
-                parts.append(Text(fix.outcome, style="green" if fix.verified else "yellow"))
+                parts.append(Text(fix.outcome, style="green" if label == Label.PASSES_YOUR_TESTS else "yellow"))
+            if fix.judgement is not None:
+                parts.append(judgement_line(fix.judgement))
         else:
             reason = (fix.problem if fix is not None else None) or "the model gave none"
             parts.append(Text(f"No checked fix ({reason}).", style="yellow"))
         parts += [Text(""), Text(footer(r), style="dim")]
         title = Text(f"autodbg · {r.dossier.exception.type}", style="bold")
         yield Panel(Group(*parts), title=title, title_align="left", border_style="red")
+
+
+# What each label's heading says: only "passes your tests" is green, and only what ran is a "Suggested fix".
+HEADINGS = {
+    Label.PASSES_YOUR_TESTS: ("Suggested fix · passes your tests", "bold green"),
+    Label.STOPS_THE_CRASH: ("Suggested fix · stops the crash (the crashed run goes on to its end; no test judged it)",
+                            "bold yellow"),
+    Label.GUARD: ("A guard, not a fix · it only adds a condition around the line that crashed", "bold yellow"),
+    Label.DID_NOT_WORK: ("Tried, did not work · no fix found", "bold red"),
+    Label.NOT_RUN: ("Untried change · it could not be run here (applies and compiles)", "bold yellow"),
+}
+
+
+def judgement_line(judged: Judgement) -> Text:
+    """What the program's own tests said of the fix."""
+    files = ", ".join(judged.tests[:3]) + (f" and {len(judged.tests) - 3} more" if len(judged.tests) > 3 else "")
+    if judged.detail:
+        return Text(f"your tests ({files}) could not judge it: {judged.detail}", style="dim")
+    said = [f"{judged.kept} of {judged.passed_before} tests that passed before still pass"]
+    if judged.fixed:
+        said.insert(0, f"now passes: {', '.join(judged.fixed)}")
+    if judged.broken:
+        said.append(f"now fails: {', '.join(judged.broken)}")
+    if judged.still_failing:
+        said.append(f"still fails: {', '.join(judged.still_failing)}")
+    return Text(f"your tests ({files}): " + "; ".join(said), style="green" if judged.holds else "red")
 
 
 def trial_line(trial: FixTrial) -> Text:

@@ -101,6 +101,21 @@ def test_a_failing_test_case_records_the_search_and_scores_its_first_change(tmp_
     assert totals["searched"] == totals["search_passed"] == totals["search_fix_hit"] == 1
 
 
+def test_a_case_that_crashes_for_another_reason_is_reported_and_not_scored(tmp_path):
+    # The driver needs a module this venv lacks: it dies on its first line, not at the case's bug.
+    make_case(tmp_path / "corpus", "missing-import", "import no_such_module_here\n" + CRASH_LINE_BUG, buggy_line=3,
+              fixed_code="    return text.split()[0]", exception="IndexError", crash_line=3)
+    make_case(tmp_path / "corpus", "crash-line-bug", CRASH_LINE_BUG, buggy_line=2, fixed_code="    return text.split()[0]",
+              exception="IndexError", crash_line=2)
+    records = by_case(bench.run_bench(corpus.find_cases([tmp_path / "corpus"]), model="none", repeat=1, jobs=1,
+                                      timeout=20))
+    differently = records["missing-import"]
+    assert differently["status"] == "crashed differently"
+    assert differently["crashed_differently"].startswith("ModuleNotFoundError") and "expected IndexError" in differently["crashed_differently"]
+    totals = bench.summarize(list(records.values()))["all"]
+    assert totals["cases"] == 1 and totals["crashed_differently"] == 1 and totals["root_cause_hit"] == 1
+
+
 def test_fix_scoring_right_and_deliberately_wrong(tiny_corpus):
     case = corpus.load_case(tiny_corpus / "caller-bug")
     right = {"file": "app.py", "line": 6, "line_end": 6, "fix": "    readings = [3, 4]\n"}

@@ -13,7 +13,7 @@ from autodbg.llm.engine import Engine
 from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
-    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, Fix, FixTrial, FrameEvidence, LineValue,
+    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, Fix, FixTrial, FrameEvidence, Judgement, Label, LineValue,
     ModelCall, ModelInfo, Probe, Replay, Search, Candidate, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
@@ -126,11 +126,14 @@ def a_full_result() -> Result:
     dossier = Dossier(exception=ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"), chain=[ChainLink(0, "ZeroDivisionError: division by zero", "raised")], crash_site=CrashSite("/p/app.py", 3, "main"), frames=[frame], folded_user_frames=0, library_frames=0, assertion=False, origins=[ValueOrigin(via="n", kind="assign", file="/p/app.py", display_file="app.py", line=1, code="n = 0", depth=0)], replays=[Replay(call="f()", file="/p/app.py", function="f", history="line 5: pass · ⇒ returned None", lines=[5])])
     fix = Fix(edit=Edit(file="/p/app.py", first=1, last=1, replacement="n = 1\n", origin="model"), diff="diff",
               applies=True, compiles=True, problem=None, verified=True, outcome="verified",
-              trial=FixTrial("passes", "ran"))
+              trial=FixTrial("passes", "ran"),
+              judgement=Judgement(tests=["test_app.py"], passed_before=3, kept=3, broken=[], fixed=["test_n"],
+                                  still_failing=[], detail=""),
+              label=Label.PASSES_YOUR_TESTS)
     diagnosis = Diagnosis(file="/p/app.py", display_file="app.py", line=1, line_end=1, root_cause="n is 0", fix=fix, source_window=SourceWindow(1, ["n = 0"]))
     return Result(autodbg_version="0.1.0", python="3.11", argv=["app.py"], cwd="/p", thread=None, dossier=dossier, transcript=[Turn(thought="t", command="done", valid=True, output="", tokens=1, seconds=0.1)], candidates=[Candidate(edit=fix.edit, display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))], diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"), search=Search(proof="test", lines=3, tried=20, outcomes={"passes": 1, "still fails": 19}, seconds=0.4, passing=[Candidate(edit=Edit(file="/p/app.py", first=1, last=1, replacement="n = 1\n",
                                                      origin="constant"),
-                                           display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))]), timings=Timings(worker_start=1.0, evidence=0.1, search=0.4, model_load=2.0, trials=[0.2], verify=0.5, total=5.0), model_calls=[ModelCall(purpose="step", seconds=1.0, prompt_seconds=0.4, prompt_tokens=900, prompt_tokens_evaluated=300, generated=20, accepted=8, grammar_refusals=1, grammar_bytes=1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")
+                                           display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))]), timings=Timings(worker_start=1.0, evidence=0.1, search=0.4, model_load=2.0, trials=[0.2], verify=0.5, judge=1.5, total=5.0), model_calls=[ModelCall(purpose="step", seconds=1.0, prompt_seconds=0.4, prompt_tokens=900, prompt_tokens_evaluated=300, generated=20, accepted=8, grammar_refusals=1, grammar_bytes=1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")
 
 
 def readme_schema() -> dict[str, set[str]]:
@@ -190,6 +193,7 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(data["diagnosis"]) == schema["diagnosis"]
     assert set(data["diagnosis"]["fix"]) == schema["fix"]
     assert set(data["diagnosis"]["fix"]["trial"]) == schema["trial"]
+    assert set(data["diagnosis"]["fix"]["judgement"]) == schema["judgement"]
     assert set(data["diagnosis"]["source_window"]) == schema["source_window"]
     assert set(data["model"]) == schema["model"]
     assert set(data["probe"]) == schema["probe"]
@@ -204,7 +208,8 @@ def test_to_json_gives_readmes_schema_exactly():
 def test_steps_that_did_not_happen_are_left_out():
     result = a_full_result()
     result.diagnosis.fix.verified = result.diagnosis.fix.outcome = None  # not under `autodbg run`
-    result.diagnosis.fix.trial = None  # no probe to try it in
+    result.diagnosis.fix.trial = result.diagnosis.fix.judgement = None  # no probe to try it in, no tests
+    result.diagnosis.fix.label = None
     result.timings = Timings(worker_start=0.1, evidence=0.2, total=0.3)
     result.tokens = None
     data = result.to_json()

@@ -14,7 +14,7 @@ from autodbg.frames.core import PostMortem
 from autodbg.evidence import build_dossier
 from autodbg.fix.check import check_fix
 from autodbg.investigate.answer import source_window
-from autodbg.records import ChainLink, Diagnosis, Edit, ModelInfo, Result, Timings, Turn
+from autodbg.records import ChainLink, Diagnosis, Edit, FixTrial, Judgement, ModelInfo, Result, Timings, Turn
 from autodbg.report import EvidenceView, SummaryView, footer, make_console
 from crashkit import crash, load_program
 
@@ -154,7 +154,7 @@ def test_summary_view_with_a_checked_fix(dossier):
     assert out.endswith(SUMMARY_FOOT)
     middle = out[len(SUMMARY_HEAD):-len(SUMMARY_FOOT)].splitlines()
     assert [l.rstrip("│").rstrip() for l in middle if l.strip("│ ")] == [
-        "│ Suggested fix (checked: applies and compiles)",
+        "│ Untried change · it could not be run here (applies and compiles)",
         "│ --- a/crashy.py",
         "│ +++ b/crashy.py",
         "│ @@ -1,7 +1,7 @@",
@@ -168,11 +168,38 @@ def test_summary_view_with_a_checked_fix(dossier):
     assert "No checked fix" not in out
 
 
-def test_summary_view_with_a_verified_fix(dossier):
+def test_summary_view_with_a_verified_fix_only_stops_the_crash(dossier):
     fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
-    fix.verified = True
-    out = render(SummaryView(make_result(dossier, fix)))
-    assert "│ Suggested fix (checked: applies and compiles, verified by re-running)" in out
+    fix.verified, fix.outcome = True, "verified by re-running: the program now exits 0"
+    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    assert "│ Suggested fix · stops the crash (the crashed run goes on to its end; no test judged it)" in out
+    assert "passes your tests" not in out
+
+
+def test_summary_view_of_a_fix_that_fails_differently_is_no_suggested_fix(dossier):
+    fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
+    fix.trial = FixTrial("fails differently", "TypeError: unsupported operand (crashy.py:9)")
+    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    assert "Tried, did not work · no fix found" in out and "Suggested fix" not in out
+
+
+def test_summary_view_of_a_fix_that_passes_the_programs_tests_names_them(dossier):
+    fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
+    fix.trial = FixTrial("passes", "with this fix the crashed program runs to its end")
+    fix.judgement = Judgement(tests=["test_crashy.py"], passed_before=4, kept=4, broken=[], fixed=["test_empty"],
+                              still_failing=[])
+    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    assert "│ Suggested fix · passes your tests" in out
+    assert "your tests (test_crashy.py): now passes: test_empty; 4 of 4 tests that passed before still pass" in out
+
+
+def test_summary_view_of_a_fix_that_breaks_a_test_did_not_work(dossier):
+    fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
+    fix.trial = FixTrial("passes", "with this fix the crashed program runs to its end")
+    fix.judgement = Judgement(tests=["test_crashy.py"], passed_before=4, kept=3, broken=["test_mean"], fixed=[],
+                              still_failing=[])
+    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    assert "Tried, did not work" in out and "now fails: test_mean" in out and "Suggested fix" not in out
 
 
 def test_summary_view_without_a_fix(dossier):

@@ -92,6 +92,15 @@ def is_user_file(filename: str) -> bool:
     return not path.startswith(_LIBRARY_ROOTS)
 
 
+def is_test_file(filename: str) -> bool:
+    """Whether FILENAME is a test as pytest finds them (test_*.py, *_test.py, conftest.py, or under
+    a tests/ folder): what judges a fix, never what a fix may change."""
+    name = os.path.basename(filename)
+    parts = os.path.normpath(filename).split(os.sep)[:-1]
+    return (name.endswith(".py") and (name.startswith("test_") or name[:-3].endswith("_test") or name == "conftest.py")
+            or "tests" in parts)
+
+
 @dataclass
 class FrameEntry:
     """One frame of the selected stack, numbered from the outermost (0), as in pdb."""

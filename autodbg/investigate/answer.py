@@ -10,7 +10,7 @@ import re
 
 from autodbg.analysis.source import function_span, module_nodes, parse_source
 from autodbg.debugger.output import ShownLine
-from autodbg.frames.core import display_path, source_lines
+from autodbg.frames.core import display_path, is_test_file, source_lines
 from autodbg.fix.check import check_fix, does_nothing
 from autodbg.records import Diagnosis, Dossier, Edit, SourceWindow, ValueOrigin
 
@@ -99,9 +99,20 @@ def hiding(dossier: Dossier, edit: Edit) -> str | None:
         return "it rewrites the failing assertion, which is the specification: fix the code it checks"
     if any((filename, n) in specification_lines(dossier) for n in range(first, last + 1)):
         return "it changes the test that runs the failing assertion, not the code the assertion checks"
+    if filename in judging_files(dossier):
+        return (f"it changes {display_path(filename)}, which judges the fix (a test, or the driver that runs one): "
+                "fix the code it tests")
     if at_crash and does_nothing(replacement):
         return "it deletes the line that crashed, which hides the error: correct the code instead"
     return None
+
+
+def judging_files(dossier: Dossier) -> set[str]:
+    """The files of the crash that judge a fix, which no fix may change: its test files and, where a
+    test file's function was called from elsewhere, the callers that ran it (the driver)."""
+    files = [frame.file for frame in dossier.frames]  # the crash frame first, the outermost last
+    tests = [i for i, file in enumerate(files) if is_test_file(file)]
+    return set(files[tests[0]:]) if tests else set()
 
 
 def specification_lines(dossier: Dossier) -> set[tuple[str, int]]:

@@ -21,7 +21,7 @@ from typing import Iterator
 from autodbg.frames.core import display_path, source_lines
 from autodbg.fix.lines import replace_lines
 from autodbg.fix.mutate import conversion, conversions, mutants
-from autodbg.investigate.answer import hiding, likeliest_first, specification_lines
+from autodbg.investigate.answer import hiding, judging_files, likeliest_first, specification_lines
 from autodbg.crash import CrashSession
 from autodbg.records import Candidate, Dossier, Edit, Proof, Search
 
@@ -59,7 +59,8 @@ def search_places(dossier: Dossier) -> list[Place]:
     places = [] if spec else [Place(site.file, site.line)]
     places += [Place(replay.file, line) for replay in dossier.replays for line in replay.lines]
     places += [Place(o.file, o.line) for o in likeliest_first(dossier.origins)]
-    return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec]
+    judging = judging_files(dossier)
+    return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec and p.file not in judging]
 
 
 def budget_for(timeout: float) -> float:

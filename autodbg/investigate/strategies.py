@@ -23,7 +23,7 @@ from autodbg.debugger.output import ShownLine
 from autodbg.fix.check import check_fix
 from autodbg.frames.core import display_path, source_lines
 from autodbg.investigate.answer import (
-    diagnosis_of, echo, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
+    diagnosis_of, echo, judging_files, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
 )
 from autodbg.investigate.conversation import Conversation
 from autodbg.investigate.findings import Findings
@@ -248,10 +248,10 @@ class Answers:
         return (picked[:1] + [q for q in crashed[:1] if q in allowed] + picked[1:])[:MAX_OPTIONS]
 
     def answerable(self) -> list[str]:
-        """The shown lines an answer may name: for a failing assert, not the test that runs it,
-        which a fix may not change (investigate.answer.specification_lines)."""
-        spec = specification_lines(self.dossier)
-        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in spec]
+        """The shown lines an answer may name: not what judges a fix — for a failing assert the test
+        that runs it (investigate.answer.specification_lines), test files and their drivers."""
+        spec, judging = specification_lines(self.dossier), judging_files(self.dossier)
+        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in spec and line.file not in judging]
 
     def same_lines(self, diagnosis: Diagnosis) -> list[str]:
         """Quotes of the shown lines DIAGNOSIS's fix changes."""

@@ -26,24 +26,42 @@ def _ours() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def patched_copy(root: str, fix: Edit | None, tmp: str) -> tuple[str, str | None]:
+    """(the copy of the folder ROOT made in TMP with FIX applied, why it cannot be judged there or None)."""
+    if fix is not None and os.path.commonpath([root, os.path.abspath(fix.file)]) != root:
+        return "", f"{display_path(fix.file)} is outside the program's folder"
+    files = sum(len(names) for _, _, names in os.walk(root))
+    if files > MAX_COPY_FILES:
+        return "", f"the program's folder has over {MAX_COPY_FILES} files"
+    copy = os.path.join(tmp, os.path.basename(root) or "program")
+    shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git", ".venv", "venv"))
+    if fix is None:
+        return copy, None
+    file = os.path.abspath(fix.file)
+    target = Path(copy, os.path.relpath(file, root))
+    if not (target.parent.is_dir() and is_inside(target.parent, Path(tmp))):  # linked: the user's own files
+        return "", f"{display_path(file)} is in a linked folder"
+    with open(file, encoding="utf-8", newline="") as f:
+        patched = replace_lines(f.read(), fix.first, fix.last, fix.replacement)
+    write_shared(target, patched.encode("utf-8"))  # replaces a symlinked file in the copy, never writes through it
+    return copy, None
+
+
+def confined_env(tmp: str) -> dict[str, str]:
+    """The environment of a confined run in TMP: autodbg off, temporary files and no bytecode inside it."""
+    scratch = os.path.join(tmp, ".tmp")
+    os.makedirs(scratch, exist_ok=True)
+    return {**os.environ, "AUTODBG": "0", "TMPDIR": scratch, "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": os.pathsep.join(filter(None, [_ours(), os.environ.get("PYTHONPATH")]))}
+
+
 def verify_fix(program: Program, fix: Edit, exception_type: str, budget: float) -> tuple[bool, str]:
     """(whether FIX made EXCEPTION_TYPE go away, what happened)."""
     root = program.root
-    file = os.path.abspath(fix.file)
-    if os.path.commonpath([root, file]) != root:
-        return False, f"not verified: {display_path(file)} is outside the program's folder"
-    files = sum(len(names) for _, _, names in os.walk(root))
-    if files > MAX_COPY_FILES:
-        return False, f"not verified: the program's folder has over {MAX_COPY_FILES} files"
     with tempfile.TemporaryDirectory(prefix="autodbg-verify-") as tmp:
-        copy = os.path.join(tmp, os.path.basename(root) or "program")
-        shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"))
-        target = Path(copy, os.path.relpath(file, root))
-        if not (target.parent.is_dir() and is_inside(target.parent, Path(tmp))):  # linked: the user's own files
-            return False, f"not verified: {display_path(file)} is in a linked folder"
-        with open(file, encoding="utf-8", newline="") as f:
-            patched = replace_lines(f.read(), fix.first, fix.last, fix.replacement)
-        write_shared(target, patched.encode("utf-8"))  # replaces a symlinked file in the copy, never writes through it
+        copy, problem = patched_copy(root, fix, tmp)
+        if problem is not None:
+            return False, f"not verified: {problem}"
 
         def moved(path: str) -> str:
             path = os.path.abspath(path)
@@ -52,13 +70,9 @@ def verify_fix(program: Program, fix: Edit, exception_type: str, budget: float) 
         # Confined to its copy: no writes outside it, no network, no processes (the fix is model-written).
         target = ["-m", program.module, *program.argv[1:]] if program.module else [moved(program.argv[0]), *program.argv[1:]]
         command = [sys.executable, "-m", "autodbg.program.confined", tmp, *target]
-        scratch = os.path.join(tmp, ".tmp")
-        os.mkdir(scratch)
-        env = {**os.environ, "AUTODBG": "0", "TMPDIR": scratch, "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONPATH": os.pathsep.join(filter(None, [_ours(), os.environ.get("PYTHONPATH")]))}
         try:
             run = subprocess.run(command, cwd=moved(program.cwd), input=program.stdin, capture_output=True, text=True,
-                                 env=env, timeout=budget, start_new_session=True)
+                                 env=confined_env(tmp), timeout=budget, start_new_session=True)
         except subprocess.TimeoutExpired:
             return False, f"not verified: the fixed program ran past {budget:g}s"
     last_line = run.stderr.strip().splitlines()[-1] if run.stderr.strip() else ""

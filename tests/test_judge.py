@@ -1,0 +1,147 @@
+"""The judge: a change is judged by the program's own tests (real pytest, on a confined copy), what
+judges is never changed, and the label says only what was run and seen."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from autodbg.fix.check import check_fix
+from autodbg.fix.label import label_of
+from autodbg.investigate.answer import hiding, judging_files
+from autodbg.pipeline import judge
+from autodbg.program.judge import find_tests, judge_change, project_root, run_tests
+from autodbg.records import (
+    Candidate, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, FixTrial, FrameEvidence, Label, Result, Search,
+    SourceWindow, Timings,
+)
+
+PRICING = """\
+def discounted(price, percent):
+    return price - price * percent / 10
+
+
+def total(prices, percent):
+    return sum(discounted(p, percent) for p in prices)
+"""
+
+TEST_PRICING = """\
+import pytest
+
+from shop.pricing import discounted, total
+
+
+@pytest.mark.parametrize("price, percent, expected", [(100, 10, 90), (200, 50, 100), (80, 0, 80)])
+def test_discounted(price, percent, expected):
+    assert discounted(price, percent) == expected
+
+
+def test_total_of_nothing():
+    assert total([], 30) == 0
+"""
+
+RIGHT = "    return price - price * percent / 100\n"
+NUDGED = "    return price * 0.9\n"  # passes the case (100, 10, 90), breaks (80, 0, 80) that passed before
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "shop").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'shop'\n")
+    (root / "shop" / "__init__.py").write_text("")
+    (root / "shop" / "pricing.py").write_text(PRICING)
+    (root / "tests" / "test_pricing.py").write_text(TEST_PRICING)
+    (root / "tests" / "test_other.py").write_text("def test_unrelated():\n    assert True\n")
+    return root
+
+
+def edit(root: Path, replacement: str) -> Edit:
+    return Edit(file=str(root / "shop" / "pricing.py"), first=2, last=2, replacement=replacement, origin="model")
+
+
+def test_the_judge_is_the_tests_that_import_the_changed_module(project):
+    tests = find_tests(str(project / "shop" / "pricing.py"), [])
+    assert tests is not None and tests.root == str(project)
+    assert tests.files == (str(project / "tests" / "test_pricing.py"),)  # not test_other.py
+
+
+def test_a_script_without_tests_has_no_judge(tmp_path):
+    (tmp_path / "app.py").write_text("print(1 / 0)\n")
+    assert project_root(str(tmp_path)) == str(tmp_path)
+    assert find_tests(str(tmp_path / "app.py"), [str(tmp_path / "app.py")]) is None
+
+
+def test_the_right_fix_passes_every_case_and_a_nudged_constant_breaks_them(project):
+    tests = find_tests(str(project / "shop" / "pricing.py"), [])
+    before = run_tests(tests, None, 60)
+    assert isinstance(before, dict) and sorted(before.values()) == [False, False, True, True]  # 80/0 and the empty total pass
+    right = judge_change(tests, edit(project, RIGHT), before, 60)
+    assert right.holds and right.kept == right.passed_before == 2 and len(right.fixed) == 2 and not right.still_failing
+    nudged = judge_change(tests, edit(project, NUDGED), before, 60)
+    assert nudged.fixed == ["test_discounted[100-10-90]"] and nudged.broken == ["test_discounted[80-0-80]"]
+    assert not nudged.holds
+    assert (project / "shop" / "pricing.py").read_text() == PRICING  # judged on a copy, never the user's files
+
+
+def test_labels_say_only_what_was_run_and_seen(project):
+    tests = find_tests(str(project / "shop" / "pricing.py"), [])
+    before = run_tests(tests, None, 60)
+    ran = FixTrial("passes", "with this fix the crashed program runs to its end")
+    fix = check_fix(edit(project, RIGHT))
+    fix.trial = ran
+    assert label_of(fix) == Label.STOPS_THE_CRASH  # nothing but the crashed run judged it
+    fix.judgement = judge_change(tests, fix.edit, before, 60)
+    assert label_of(fix) == Label.PASSES_YOUR_TESTS
+    wrong = check_fix(edit(project, NUDGED))
+    wrong.trial, wrong.judgement = ran, judge_change(tests, wrong.edit, before, 60)
+    assert label_of(wrong) == Label.DID_NOT_WORK  # the crashed run ends, the tests say otherwise
+    guard = check_fix(edit(project, RIGHT))
+    guard.trial = FixTrial("guards", "with this fix the crashed program runs to its end behind a condition")
+    assert label_of(guard) == Label.GUARD
+    differently = check_fix(edit(project, RIGHT))
+    differently.trial = FixTrial("fails differently", "TypeError (pricing.py:2)")
+    assert label_of(differently) == Label.DID_NOT_WORK
+
+
+def frame(file: str, line: int, index: int) -> FrameEvidence:
+    return FrameEvidence(index=index, file=file, display_file=Path(file).name, function="f", line=line,
+                         is_crash_frame=index == 0, code="", source=SourceWindow(line, [""]), line_values=[], locals={},
+                         locals_cut=0, called_functions=[])
+
+
+def dossier_of(*files: str) -> Dossier:
+    return Dossier(exception=ExceptionInfo("AssertionError", "", "AssertionError"), chain=[],
+                   crash_site=CrashSite(files[0], 2, "f"), frames=[frame(f, 2, i) for i, f in enumerate(files)],
+                   folded_user_frames=0, library_frames=0, assertion=False, origins=[], replays=[])
+
+
+def test_a_change_of_a_test_or_of_the_driver_that_runs_it_is_refused(project):
+    library, test, driver = (str(project / "shop" / "pricing.py"), str(project / "tests" / "test_pricing.py"),
+                             str(project / "crash.py"))
+    dossier = dossier_of(library, test, driver)  # the driver called the test, which called the library
+    assert judging_files(dossier) == {test, driver}
+    for file in (test, driver):
+        problem = hiding(dossier, Edit(file=file, first=5, last=5, replacement="x = 1\n", origin="model"))
+        assert problem is not None and "judges the fix" in problem
+    assert hiding(dossier, edit(project, RIGHT)) is None
+    assert judging_files(dossier_of(library, str(project / "main.py"))) == set()  # no test ran: nothing judges
+
+
+def test_where_the_fix_breaks_the_tests_another_change_that_holds_them_takes_its_place(project):
+    tests_file = project / "tests" / "test_pricing.py"
+    wrong = check_fix(edit(project, NUDGED))
+    wrong.trial = FixTrial("passes", "with this fix the crashed program runs to its end")
+    right = Candidate(edit=edit(project, RIGHT), display_file="shop/pricing.py", code=PRICING.splitlines(True)[1],
+                      trial=FixTrial("passes", "with this fix the failing assertion holds"))
+    dossier = dossier_of(str(project / "shop" / "pricing.py"), str(tests_file))
+    result = Result(autodbg_version="0", python="3", argv=[], cwd=str(project), thread=None, dossier=dossier,
+                    transcript=[], candidates=[], model=None, probe=None, timings=Timings(),
+                    search=Search(proof="test", lines=1, tried=2, outcomes={}, seconds=0.1, passing=[right]),
+                    diagnosis=Diagnosis(file=wrong.edit.file, display_file="shop/pricing.py", line=2, line_end=2,
+                                        root_cause="the model's guess", fix=wrong, source_window=SourceWindow(2, [""])))
+    judge(result, time.monotonic() + 120)
+    kept = result.diagnosis.fix
+    assert kept.edit == right.edit and kept.label == Label.PASSES_YOUR_TESTS
+    assert "the model's guess" not in result.diagnosis.root_cause and result.timings.judge > 0
