@@ -273,3 +273,31 @@ def test_a_fix_of_a_module_level_constant_in_an_imported_module_runs(tmp_path):
     still = trial(tmp_path, files, {"file": "invoice.py", "first": 1, "last": 1, "new": "VAT_RATE = 21\n"},
                   main="test_invoice.py")
     assert still["result"] == "still fails", still
+
+
+ASYNC_MISSING_RETURN = '''\
+import asyncio
+
+
+async def fetch_prices(skus):
+    prices = {}
+    for sku in skus:
+        await asyncio.sleep(0)
+        prices[sku] = len(sku) * 10
+
+
+async def main():
+    prices = await fetch_prices(["ab", "cde"])
+    print(sum(prices.values()))
+
+
+asyncio.run(main())
+'''
+
+
+def test_a_fix_of_an_asyncio_program_is_run_although_asyncio_run_sets_a_signal_handler(tmp_path):
+    ran = trial(tmp_path, {"prog.py": ASYNC_MISSING_RETURN}, {"first": 8, "last": 8,
+                                                                "new": "        prices[sku] = len(sku) * 10\n    return prices\n"})
+    assert ran["result"] == "passes", ran
+    wrong = trial(tmp_path, {"prog.py": ASYNC_MISSING_RETURN}, {"first": 8, "last": 8, "new": "        prices[sku] = 0\n"})
+    assert wrong["result"] == "still fails", wrong
