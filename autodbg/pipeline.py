@@ -32,6 +32,7 @@ from autodbg.textsafe import terminal_safe
 from autodbg.version import __version__
 
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
+SPECTRUM_SECONDS = 15.0  # the program's tests run once under a line tracer, before the search
 JUDGE_SECONDS = 30.0  # one run of the program's related tests, at most
 JUDGE_MIN_SECONDS = 10.0  # even past the timeout: a fix is worth its label
 JUDGED_ALTERNATIVES = 2  # other changes that ran to the end, judged where the diagnosis's fix did not hold
@@ -150,12 +151,22 @@ def search_fixes(session: CrashSession, result: Result, settings: Settings, cons
     """Look for a fix by small changes without the model (it loads meanwhile) and show what was
     found: where a failing test says when a change works, any change; elsewhere the few kinds that
     a run to the end rarely misjudges (autodbg.investigate.search)."""
-    from autodbg.investigate.search import budget_for, search
+    from autodbg.investigate.search import budget_for, ranked_places, search
+    from autodbg.program.judge import find_tests
+    from autodbg.program.spectrum import suspiciousness
 
     if not session.probes:
         return
     begun = time.monotonic()
-    result.search = search(session, result.dossier, min(begun + budget_for(settings.timeout), started + settings.timeout))
+    dossier = result.dossier
+    places = None  # the evidence's (search_places), unless the program's failing tests point elsewhere too
+    tests = find_tests(dossier.crash_site.file, [frame.file for frame in dossier.frames])
+    if tests is not None:
+        scores = suspiciousness(tests, SPECTRUM_SECONDS)
+        if isinstance(scores, dict) and scores:
+            places = ranked_places(dossier, scores)
+    result.search = search(session, dossier, min(time.monotonic() + budget_for(settings.timeout),
+                                                 started + settings.timeout), places)
     result.timings.search = round(time.monotonic() - begun, 3)
     console.print(SearchView(session.scrubbed(result.search)))
 

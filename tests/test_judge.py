@@ -9,8 +9,10 @@ import pytest
 from autodbg.fix.check import check_fix
 from autodbg.fix.label import label_of
 from autodbg.investigate.answer import hiding, judging_files
+from autodbg.investigate.search import ranked_places
 from autodbg.pipeline import judge
 from autodbg.program.judge import find_tests, judge_change, project_root, run_tests
+from autodbg.program.spectrum import ochiai, suspiciousness
 from autodbg.records import (
     Candidate, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, FixTrial, FrameEvidence, Label, Result, Search,
     SourceWindow, Timings,
@@ -145,3 +147,20 @@ def test_where_the_fix_breaks_the_tests_another_change_that_holds_them_takes_its
     kept = result.diagnosis.fix
     assert kept.edit == right.edit and kept.label == Label.PASSES_YOUR_TESTS
     assert "the model's guess" not in result.diagnosis.root_cause and result.timings.judge > 0
+
+
+def test_ochiai_ranks_the_lines_only_failing_tests_ran_first():
+    scores = ochiai([(False, {("a.py", 1), ("a.py", 2)}), (True, {("a.py", 1)}), (True, {("a.py", 3)})])
+    assert scores[("a.py", 2)] == 1.0 and 0 < scores[("a.py", 1)] < 1 and ("a.py", 3) not in scores
+    assert ochiai([(True, {("a.py", 1)})]) == {}  # no test failed: the tests point nowhere
+
+
+def test_the_programs_failing_tests_point_the_search_at_the_lines_they_ran(project):
+    tests = find_tests(str(project / "shop" / "pricing.py"), [])
+    scores = suspiciousness(tests, 60)
+    pricing, test = str(project / "shop" / "pricing.py"), str(project / "tests" / "test_pricing.py")
+    assert scores[(pricing, 2)] > 0  # discounted's line: run by the failing cases (and one passing one)
+    assert (pricing, 6) not in scores  # total's line: only the passing test ran it
+    # The evidence named only the test's line; the tests add the library's line, never the test's own.
+    places = ranked_places(dossier_of(test), scores)
+    assert [(p.file, p.line) for p in places] == [(pricing, 2)]

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
-from autodbg.frames.core import display_path, source_lines
+from autodbg.frames.core import display_path, is_test_file, source_lines
 from autodbg.fix.lines import replace_lines
 from autodbg.fix.mutate import conversion, conversions, mutants
 from autodbg.investigate.answer import hiding, judging_files, likeliest_first, specification_lines
@@ -30,6 +30,7 @@ SEARCH_SHARE = 0.15  # of the crash's budget, when that is less
 CANDIDATE_SECONDS = 1.0  # one changed program's run: tests run in milliseconds; a change that loops stops here
 MAX_PASSING = 3  # changes that pass, offered to the model
 MORE_AFTER_PASSING = 30  # changes tried after the first that passes, looking for others to offer
+SPECTRUM_PLACES = 8  # lines the failing tests point to, beyond those the evidence names
 LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried after every line's other changes
 # The changes tried where only a run can tell (proof "run"): the kinds a single run rarely
 # misjudges (bench/HISTORY.md, "The search's kinds"). Before them all, for a KeyError, keys the
@@ -61,6 +62,18 @@ def search_places(dossier: Dossier) -> list[Place]:
     places += [Place(o.file, o.line) for o in likeliest_first(dossier.origins)]
     judging = judging_files(dossier)
     return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec and p.file not in judging]
+
+
+def ranked_places(dossier: Dossier, scores: dict[tuple[str, int], float]) -> list[Place]:
+    """`search_places` with the lines the program's failing tests ran and its passing tests did not
+    first (SCORES: autodbg.program.spectrum, ties kept in the evidence's order), and the best such
+    lines the evidence did not name added; never a test or what runs one."""
+    spec, judging = specification_lines(dossier), judging_files(dossier)
+    pointed = [Place(file, line) for (file, line), score in sorted(scores.items(), key=lambda item: -item[1])
+               if score > 0 and not is_test_file(file) and file not in judging and (file, line) not in spec]
+    places = list(dict.fromkeys(search_places(dossier) + pointed[:SPECTRUM_PLACES]))
+    order = {place: i for i, place in enumerate(places)}
+    return sorted(places, key=lambda place: (-scores.get((place.file, place.line), 0.0), order[place]))
 
 
 def budget_for(timeout: float) -> float:

@@ -1,0 +1,68 @@
+"""A pytest plugin for `autodbg.program.spectrum`: the lines of the project each test ran, and
+whether it passed, written as JSON when the session ends. Loaded only in a confined copy
+(`-p autodbg.program.coverage_plugin`); the project's folder and the output file come from
+AUTODBG_SPECTRUM_ROOT and AUTODBG_SPECTRUM_OUT."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+ROOT = os.path.realpath(os.environ.get("AUTODBG_SPECTRUM_ROOT", "/nonexistent")) + os.sep
+_runs: dict[str, dict] = {}
+
+
+class LineRecorder:
+    """Lines run in files under ROOT, by a tracer that looks only into those files' frames."""
+
+    def __init__(self) -> None:
+        self.lines: set[tuple[str, int]] = set()
+        self._ours: dict[str, bool] = {}
+
+    def _inside(self, filename: str) -> bool:
+        inside = self._ours.get(filename)
+        if inside is None:
+            inside = self._ours[filename] = os.path.isabs(filename) and os.path.realpath(filename).startswith(ROOT)
+        return inside
+
+    def global_trace(self, frame, event, arg):
+        return self.local_trace if self._inside(frame.f_code.co_filename) else None
+
+    def local_trace(self, frame, event, arg):
+        if event == "line":
+            self.lines.add((frame.f_code.co_filename, frame.f_lineno))
+        return self.local_trace
+
+    def __enter__(self) -> LineRecorder:
+        threading.settrace(self.global_trace)
+        sys.settrace(self.global_trace)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        sys.settrace(None)
+        threading.settrace(None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    with LineRecorder() as recorder:
+        yield
+    run = _runs.setdefault(item.nodeid, {"passed": True})
+    run["lines"] = sorted(recorder.lines)
+
+
+def pytest_runtest_logreport(report):
+    run = _runs.setdefault(report.nodeid, {"passed": True})
+    if report.failed:
+        run["passed"] = False
+
+
+def pytest_sessionfinish(session):
+    out = os.environ.get("AUTODBG_SPECTRUM_OUT")
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump(_runs, f)
