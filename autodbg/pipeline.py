@@ -34,7 +34,7 @@ from autodbg.version import __version__
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 SPECTRUM_SECONDS = 15.0  # the program's tests run once under a line tracer, before the search
 JUDGE_SECONDS = 30.0  # one run of the program's related tests, at most
-JUDGE_MIN_SECONDS = 10.0  # even past the timeout: a fix is worth its label
+JUDGE_MIN_SECONDS = 20.0  # for the baseline and the fix's runs together, even past the timeout
 JUDGED_ALTERNATIVES = 2  # other changes that ran to the end, judged where the diagnosis's fix did not hold
 PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; the rest absorbs a slow model
 
@@ -254,14 +254,15 @@ def judge(result: Result, deadline: float) -> None:
     started = time.monotonic()
     tests = find_tests(fix.edit.file, [frame.file for frame in result.dossier.frames])
     if tests is not None:
-        seconds = lambda: max(JUDGE_MIN_SECONDS, min(JUDGE_SECONDS, deadline - time.monotonic()))  # noqa: E731
+        until = max(deadline, started + JUDGE_MIN_SECONDS)  # a fix is worth its label, even past the timeout
+        seconds = lambda: max(1.0, min(JUDGE_SECONDS, until - time.monotonic()))  # noqa: E731
         before = run_tests(tests, None, seconds())
         fix.judgement = judge_change(tests, fix.edit, before, seconds())
         fix.label = label_of(fix)
         others = [c for c in (result.search.passing if result.search else []) + result.candidates
                   if c.trial.passes and c.edit != fix.edit]
         for candidate in others[:JUDGED_ALTERNATIVES] if fix.label != Label.PASSES_YOUR_TESTS else []:
-            if time.monotonic() > deadline:
+            if time.monotonic() > until:
                 break
             other = candidate_diagnosis(candidate, "")
             other.fix.judgement = judge_change(tests, candidate.edit, before, seconds())
