@@ -93,11 +93,12 @@ def is_user_file(filename: str) -> bool:
 
 
 def is_test_file(filename: str) -> bool:
-    """Whether FILENAME is a test as pytest finds them (test_*.py, *_test.py, conftest.py, or under
-    a tests/ folder): what judges a fix, never what a fix may change."""
+    """Whether FILENAME is a test (test_*.py, *_test.py, test.py, tests.py, conftest.py, or under a
+    tests/ folder): what judges a fix, never what a fix may change."""
     name = os.path.basename(filename)
     parts = os.path.normpath(filename).split(os.sep)[:-1]
-    return (name.endswith(".py") and (name.startswith("test_") or name[:-3].endswith("_test") or name == "conftest.py")
+    return (name.endswith(".py") and (name.startswith("test_") or name[:-3].endswith("_test")
+                                      or name in ("test.py", "tests.py", "conftest.py"))
             or "tests" in parts)
 
 
