@@ -175,10 +175,14 @@ def interrupted_at_depth(function, *args) -> KeyboardInterrupt:
 
 def resolve(path, hops=0, seen=[]):  # noqa: B006 -- the depth at which the test interrupts it
     seen.append(path)
-    if len(seen) > 6:
-        raise KeyboardInterrupt
-    location = {"/sale": "/sale/index", "/sale/index": "/sale"}[path]
+    location = head(path)
     return resolve(location, hops)  # hops never grows: the redirect loop is never stopped
+
+
+def head(path):
+    if len(resolve.__defaults__[1]) > 6:
+        raise KeyboardInterrupt  # interrupted in a function the recursion calls
+    return {"/sale": "/sale/index", "/sale/index": "/sale"}[path]
 
 
 def countdown(n):

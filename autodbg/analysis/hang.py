@@ -170,11 +170,15 @@ def _range_position(frame: types.FrameType, node: ast.For) -> tuple[int | None, 
 
 
 def recursion(stack: list[tuple[types.FrameType, int]]) -> Recursion | None:
-    """The innermost frames' function calling itself, with the arguments every call had."""
-    code = stack[0][0].f_code
-    calls = [frame for frame, _ in stack if frame.f_code is code]
-    if len(calls) < 3:
+    """The innermost function of STACK that calls itself (it may have called others since: `head()`
+    under `resolve()`), with the arguments every one of its calls had."""
+    counts: dict[types.CodeType, int] = {}
+    for frame, _ in stack:
+        counts[frame.f_code] = counts.get(frame.f_code, 0) + 1
+    code = next((c for c, n in counts.items() if n >= 3), None)  # dicts keep order: innermost first
+    if code is None:
         return None
+    calls = [frame for frame, _ in stack if frame.f_code is code]
     params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     seen = [tuple(_state_text(frame.f_locals.get(p)) for p in params) for frame in calls]
     unchanged = {p: seen[0][i] for i, p in enumerate(params) if all(args[i] == seen[0][i] for args in seen)}
