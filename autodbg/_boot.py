@@ -47,8 +47,9 @@ def enabled():
 
 
 def should_investigate(exc):
-    """Whether the crash handler should look at EXC, an exception nobody caught."""
-    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+    """Whether the crash handler should look at EXC, an exception nobody caught. A KeyboardInterrupt
+    is one: the handler says where the program was, and investigates it if it was stuck."""
+    if isinstance(exc, (SystemExit, GeneratorExit)):
         return False
     return decision()[0]
 
@@ -204,13 +205,28 @@ def _investigate(exc, thread_name):
         _handled = exc
         from autodbg.pipeline import handle_crash
         if thread_name is None:
-            handle_crash(exc)
+            try:
+                handle_crash(exc)
+            finally:
+                if isinstance(exc, KeyboardInterrupt):
+                    _keep_interrupted_exit()
         else:
             handle_crash(exc, thread_name=thread_name)  # in the dying thread: the others go on
     except KeyboardInterrupt:
         pass  # the user wants out; their traceback is already printed
     except BaseException as error:  # ours failed; the user's traceback is already printed
         _report_internal_error(error)
+
+
+def _keep_interrupted_exit():
+    """Python ends a program that a KeyboardInterrupt ended by killing itself with SIGINT (status
+    -2, 130 in a shell), from a flag that every exec() of a string resets -- and importing the crash
+    handler runs many (dataclasses). Running code that raises KeyboardInterrupt through the same
+    path sets the flag again, so the exit status stays what Python gives."""
+    try:
+        exec("raise KeyboardInterrupt")
+    except KeyboardInterrupt:
+        pass
 
 
 def _report_internal_error(error):

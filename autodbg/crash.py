@@ -13,11 +13,14 @@ The commands that drive the session or its re-runs (`controls` in the command ta
 
 from __future__ import annotations
 
+import _thread
 import dataclasses
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
+from autodbg.analysis import hang as hangs
 from autodbg.frames import safe_eval
 from autodbg.debugger.commands import COMMANDS, Breakpoint, Command, parse, resolve_breakpoint
 from autodbg.debugger.output import CommandError
@@ -26,13 +29,14 @@ from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
 from autodbg.fix.keys import key_changes
 from autodbg.probe.fork import ProbeOutcome, ProbeStatus, available, run_in_probe
-from autodbg.records import Dossier, Edit, Ended, FixTrial, ProbeMode, Record, Replay, TrialResult
+from autodbg.records import Dossier, Edit, Ended, FixTrial, Hang, LoopCheck, ProbeMode, Record, Replay, TrialResult
 from autodbg.redact import Redactor
 
 COMMAND_SECONDS = 3.0  # one command; the parent kills a probe past it
 EVIDENCE_SECONDS = 6.0  # the whole dossier
 REPLAY_SECONDS = 2.0  # the crash line's calls run again, for the dossier: most take milliseconds
 TRIAL_SECONDS = 5.0  # the program run again with a fix
+HANG_CHECK_SECONDS = 1.0  # past the loop's own bound (analysis.hang): one iteration that blocks ends it
 
 
 class RerunHandle(Protocol):
@@ -151,6 +155,35 @@ class CrashSession:
             return FixTrial(TrialResult.HANGS, f"still running after {seconds:g} s")
         why = outcome.detail if outcome.status == ProbeStatus.REFUSED else f"{outcome.status}: {outcome.detail}"
         return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why))
+
+    def where_it_was(self, exc: BaseException, interrupted_by: str) -> Hang | None:
+        """Where the program EXC interrupted was (autodbg.analysis.hang), read here without running
+        its code; None when EXC interrupted nothing of it (no frame of its own, or it raised EXC)."""
+        if not hangs.interrupted_frames(exc) or hangs.raised_by_the_program(exc):
+            return None
+        threading = sys.modules.get("threading")  # not imported for this: a program without threads has one
+        names = {t.ident: t.name for t in threading.enumerate()} if threading is not None else {}
+        others = {ident: frame for ident, frame in sys._current_frames().items() if ident != _thread.get_ident()}
+        return self.scrubbed(hangs.where_it_was(exc, interrupted_by, thread_names=names, others=others))
+
+    def check_hang(self, exc: BaseException, found: Hang) -> Hang:
+        """FOUND with its verdict: was the program stuck? The interrupted loop runs on in a probe
+        (its effects die there) for a moment, under a line tracer."""
+        check = None
+        if found.loop is not None and self.probes:
+            frame, line = hangs.interrupted_frames(exc)[0]
+            outcome = run_in_probe(lambda: _loop_check(frame, line), deadline=hangs.CHECK_SECONDS + HANG_CHECK_SECONDS)
+            if outcome.status == ProbeStatus.OK:
+                check = _parsed(LoopCheck, outcome.value)
+            elif outcome.status == ProbeStatus.TIMED_OUT:
+                check = LoopCheck(iterations=0, seconds=outcome.seconds, ended=False, changed={}, unchanged={},
+                                  repeated=False, detail=f"one iteration ran longer than {outcome.seconds:.1f} s")
+            else:
+                check = LoopCheck(iterations=0, seconds=outcome.seconds, ended=False, changed={}, unchanged={},
+                                  repeated=False, detail=f"the loop could not run on: {outcome.detail}")
+        checked = dataclasses.replace(found, check=check)
+        checked.stuck, checked.verdict = hangs.verdict(checked)
+        return self.scrubbed(checked)
 
     def key_changes(self, places: list[tuple[str, int]]) -> list[Edit]:
         """Changes of the key a KeyError says is missing (autodbg.fix.keys), read off the program's
@@ -298,6 +331,12 @@ def trial(open_debugger: Callable[[], Inspector], fix: Edit, exception_type: str
     safe_eval.set_mode("probe")  # values of the fixed call are shown with the probe's reprs
     ran = try_fix(open_debugger(), fix, exception_type)
     return dataclasses.replace(ran, detail=Redactor(redact).scrub(ran.detail))
+
+
+def _loop_check(frame, line: int) -> dict:
+    """In the probe: the interrupted loop run on (autodbg.analysis.hang.run_loop_on)."""
+    safe_eval.set_mode("probe")  # the loop's values are shown with the program's own reprs
+    return hangs.run_loop_on(frame, line).to_json()
 
 
 def _dossier(session: Session, look: DossierLook) -> dict:

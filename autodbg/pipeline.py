@@ -20,12 +20,12 @@ from pathlib import Path
 
 from rich.text import Text
 
-from autodbg.errors import AutodbgError
+from autodbg.errors import AutodbgError, HangTimeout
 from autodbg.files import write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.crash import CrashSession
-from autodbg.records import Label, ModelInfo, Probe, Result, Turn
-from autodbg.report import EvidenceView, SearchView, SummaryView, make_console
+from autodbg.records import Hang, Label, ModelInfo, Probe, Result, Turn
+from autodbg.report import EvidenceView, SearchView, SummaryView, VerdictView, WhereView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
@@ -40,11 +40,14 @@ PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; 
 
 
 def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: CrashSession | None = None,
-                 console=None, settings: Settings | None = None) -> Result | None:
+                 console=None, settings: Settings | None = None, interrupted_by: str = "Ctrl-C") -> Result | None:
     """Print the autodbg section for EXC to CONSOLE (default: stderr); return the result (also
     JSON-reported).
 
-    SESSION, when given, is the debugger session to investigate in (shared with a human)."""
+    SESSION, when given, is the debugger session to investigate in (shared with a human). An
+    interruption (KeyboardInterrupt, or the pytest watchdog's HangTimeout; INTERRUPTED_BY says which)
+    is investigated as a hang only when the program was stuck; otherwise it gets where it was, and
+    nothing else (no model is loaded)."""
     started = time.monotonic()
     console = console or make_console()
     try:
@@ -52,6 +55,12 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     except AutodbgError as err:
         console.print(Text(f"autodbg: {err}"), soft_wrap=True)  # one line, however long
         return None
+    hang = None
+    if isinstance(exc, (KeyboardInterrupt, HangTimeout)):
+        session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
+        hang = show_hang(exc, session, console, interrupted_by)
+        if hang is None or not hang.stuck:
+            return None
     engine, model, reason = None, None, None
     try:  # first, so the model loads while the evidence is gathered
         engine, model = start_engine(settings)
@@ -62,6 +71,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     try:
         session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
         result = new_result(session, thread_name)
+        result.dossier.hang = hang
         result.model = model
         result.timings.worker_start = round(worker_started - started, 3)
         result.timings.evidence = round(time.monotonic() - worker_started, 3)
@@ -85,6 +95,21 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     if settings.report_path:
         write_report(session.scrubbed(result), settings.report_path)
     return result
+
+
+def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str) -> Hang | None:
+    """Print where the interrupted program was at once, then whether it was stuck; return that
+    (None when EXC interrupted nothing of the program's own)."""
+    found = session.where_it_was(exc, interrupted_by)
+    if found is None:
+        return None
+    console.print(WhereView(found))
+    try:
+        checked = session.check_hang(exc, found)
+    except KeyboardInterrupt:  # a second Ctrl-C: the user wants out, and has where it was
+        return None
+    console.print(VerdictView(checked))
+    return checked
 
 
 def failure_reason(err: Exception) -> str:

@@ -228,7 +228,66 @@ class Dossier(Record):
     assertion: bool  # the crash is a failing assert: the assert is the specification
     origins: list[ValueOrigin] = field(default_factory=list)
     replays: list[Replay] = field(default_factory=list)  # only where probes run
+    hang: Hang | None = None  # the program was interrupted while stuck: where, and why it is stuck
+    _omit_none = ("hang",)
 
+
+
+# --- a hang: a program interrupted (Ctrl-C, or the watchdog) while it ran --------------------
+
+@dataclass(kw_only=True)
+class ThreadStack(Record):
+    """One thread where it was interrupted: its user frames, innermost first ("file:line in f")."""
+    thread: str
+    frames: list[str]
+    code: str  # the source of its innermost user frame's line
+
+
+@dataclass(kw_only=True)
+class Loop(Record):
+    """The innermost loop of the program's own code around the interrupted line."""
+    file: str
+    display_file: str
+    line: int
+    header: str  # `while i < n:`, `for row in rows:`
+    condition_names: list[str]  # the names the header reads, those the loop assigns first
+    values: dict[str, str]  # the names the header and body use, at the interruption (safe reprs)
+    iteration: int | None = None  # of a `for` over a range, where its target tells
+    total: int | None = None  # that range's length
+
+
+@dataclass(kw_only=True)
+class Recursion(Record):
+    """The same function calling itself on the interrupted stack, and how its arguments went."""
+    function: str
+    depth: int
+    unchanged: dict[str, str]  # arguments equal in every one of its frames
+    repeated: bool  # some frame's arguments are all equal to an outer frame's
+
+
+@dataclass(kw_only=True)
+class LoopCheck(Record):
+    """The interrupted loop run on in a probe under a line tracer (autodbg.analysis.hang)."""
+    iterations: int
+    seconds: float
+    ended: bool  # the loop finished (or left the function): its condition changed
+    changed: dict[str, list[str]]  # names whose value changed: their first few values
+    unchanged: dict[str, str]  # names whose value never changed
+    repeated: bool  # a whole state (every name's value) came back
+    detail: str = ""  # why it could not run on, when it could not
+
+
+@dataclass(kw_only=True)
+class Hang(Record):
+    """Where an interrupted program was, and whether it was stuck there."""
+    interrupted_by: str  # "Ctrl-C", or the watchdog's "--hang-after 1"
+    ran_seconds: float | None  # since the process started
+    threads: list[ThreadStack]  # the interrupted thread first
+    loop: Loop | None = None
+    recursion: Recursion | None = None
+    check: LoopCheck | None = None
+    stuck: bool = False
+    verdict: str = ""  # one line: "stuck: `i` stays 3 and `while i < n` never changes over 4,000 iterations"
 
 # --- the investigation -------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from autodbg.fix.label import label_of
-from autodbg.records import Dossier, FixTrial, FrameEvidence, Judgement, Label, Result, Search, TrialResult
+from autodbg.records import Dossier, FixTrial, FrameEvidence, Hang, Judgement, Label, Result, Search, TrialResult
 from autodbg.textsafe import terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
@@ -93,6 +93,49 @@ def frame_view(frame: FrameEvidence) -> RenderResult:
         shown = ", ".join(f"{k} = {v}" for k, v in frame.locals.items())
         more = f" (+{frame.locals_cut} more)" if frame.locals_cut else ""
         yield Text.assemble(("  other locals: ", "bold"), shown + more)
+
+
+class WhereView:
+    """Where an interrupted program was: each thread's innermost frame of the program, the loop
+    around the interrupted line and its values (autodbg.analysis.hang)."""
+
+    def __init__(self, hang: Hang) -> None:
+        self.hang = Hang.from_json(terminal_safe_tree(hang.to_json()))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        h = self.hang
+        ran = f"; it had run {h.ran_seconds:.1f} s" if h.ran_seconds is not None else ""
+        yield Rule(Text(f"autodbg · where it was ({h.interrupted_by}{ran})", style="bold"), style="yellow")
+        for thread in h.threads:
+            innermost = thread.frames[0] if thread.frames else "?"
+            yield Text.assemble(f"  {thread.thread}: ", (innermost, "bold"), "   ", thread.code)
+        loop = h.loop
+        if loop is not None:
+            position = f"  (iteration {loop.iteration:,} of {loop.total:,})" if loop.iteration is not None else ""
+            yield Text.assemble("  in the loop ", (f"{loop.display_file}:{loop.line}", "bold"), ": ", loop.header, position)
+            if loop.values:
+                yield Text("    " + ", ".join(f"{k} = {v}" for k, v in loop.values.items()))
+        r = h.recursion
+        if r is not None:
+            same = ", ".join(f"{k} = {v}" for k, v in r.unchanged.items())
+            yield Text(f"  in a recursion: {r.function}() {r.depth} calls deep" + (f"; always {same}" if same else ""))
+
+
+class VerdictView:
+    """Whether the interrupted program was stuck; when it was, every thread's stack."""
+
+    def __init__(self, hang: Hang) -> None:
+        self.hang = Hang.from_json(terminal_safe_tree(hang.to_json()))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        h = self.hang
+        yield Text(f"  {h.verdict}", style="bold red" if h.stuck else "dim")
+        if not h.stuck:
+            return
+        for thread in h.threads:
+            yield Text(f"  {thread.thread}:", style="bold")
+            for frame in thread.frames:
+                yield Text(f"    {frame}")
 
 
 class SearchView:

@@ -22,6 +22,8 @@ def register(sub) -> None:
                    help="after the report, open an (autodbg) prompt on the crash")
     p.add_argument("--no-rerun", action="store_true",
                    help="never run the program again (no `rerun`, no fix verification): its side effects happen once")
+    p.add_argument("--hang-after", type=float, metavar="SECONDS",
+                   help="interrupt the program after SECONDS, as Ctrl-C would, and say where it was stuck")
     p.add_argument("-m", dest="module", metavar="MODULE", help="run a module, like python -m")
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]")
     p.set_defaults(func=run_command)
@@ -36,21 +38,50 @@ def run_command(args) -> int:
     if args.module is None and not os.path.isfile(args.argv[0]):
         raise AutodbgError(f"no such script: {args.argv[0]}")
     program = Program.of_module(args.module, args.argv) if args.module else Program.script(args.argv)
+    watchdog = Watchdog(args.hang_after) if args.hang_after is not None else None
     real_stdin, sys.stdin = sys.stdin, RecordingStdin(sys.stdin)
     try:
         exc = run_program(program)
     finally:
         program.stdin, sys.stdin = sys.stdin.text, real_stdin
+        if watchdog is not None:
+            watchdog.cancel()
     if exc is None or isinstance(exc, SystemExit):
         return exit_status(exc)
     print_user_traceback(exc)
-    if isinstance(exc, KeyboardInterrupt) or turned_off():  # AUTODBG=0: just the traceback, as plain python
+    if turned_off():  # AUTODBG=0: just the traceback, as plain python
         return exit_status(exc)
-    investigate_crash(exc, program, rerun_allowed=not args.no_rerun, interactive=args.interactive)
+    interrupted_by = f"--hang-after {args.hang_after:g}" if watchdog is not None and watchdog.fired else "Ctrl-C"
+    investigate_crash(exc, program, rerun_allowed=not args.no_rerun, interactive=args.interactive,
+                      interrupted_by=interrupted_by)
     return exit_status(exc)
 
 
-def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, interactive: bool) -> None:
+class Watchdog:
+    """Interrupts the main thread after SECONDS as Ctrl-C does: SIGINT sent to that thread, so a
+    blocking call there (a sleep, a wait) is woken too, and the program's own SIGINT handler runs."""
+
+    def __init__(self, seconds: float) -> None:
+        import threading
+
+        self.fired = False
+        self.main = threading.main_thread().ident
+        self.timer = threading.Timer(seconds, self._interrupt)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _interrupt(self) -> None:
+        import signal
+
+        self.fired = True
+        signal.pthread_kill(self.main, signal.SIGINT)
+
+    def cancel(self) -> None:
+        self.timer.cancel()
+
+
+def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, interactive: bool,
+                      interrupted_by: str = "Ctrl-C") -> None:
     from autodbg.pipeline import explain, handle_crash
     from autodbg.crash import CrashSession
     from autodbg.program.rerun import RERUN_BUDGET, Rerun
@@ -64,7 +95,7 @@ def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, inter
     rerun = Rerun(program, budget=budget, probes=probes) if rerun_allowed else None
     session = CrashSession.of_crash(exc, probes=probes, explain=explain, rerun=rerun, redact=redact)
     try:
-        handle_crash(exc, session=session)
+        handle_crash(exc, session=session, interrupted_by=interrupted_by)
         if interactive:
             interact(session)
     finally:

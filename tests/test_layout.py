@@ -13,7 +13,8 @@ from autodbg.llm.engine import Engine
 from autodbg.llm.model import Model
 from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
-    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, Fix, FixTrial, FrameEvidence, Judgement, Label, LineValue,
+    CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, Fix, FixTrial, FrameEvidence, Hang, Judgement, Label, LineValue,
+    ThreadStack,
     ModelCall, ModelInfo, Probe, Replay, Search, Candidate, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
@@ -123,7 +124,7 @@ def test_the_probe_imports_nothing_of_autodbg():
 
 def a_full_result() -> Result:
     frame = FrameEvidence(index=0, file="/p/app.py", display_file="app.py", function="main", line=3, is_crash_frame=True, code="x = 1 / n", source=SourceWindow(1, ["n = 0"]), line_values=[LineValue("n", "0")], locals={"m": "1"}, locals_cut=0, called_functions=[CalledFunction(name="f", file="/p/app.py", display_file="app.py", line=5, lines=["def f(): pass"], lines_cut=0)])
-    dossier = Dossier(exception=ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"), chain=[ChainLink(0, "ZeroDivisionError: division by zero", "raised")], crash_site=CrashSite("/p/app.py", 3, "main"), frames=[frame], folded_user_frames=0, library_frames=0, assertion=False, origins=[ValueOrigin(via="n", kind="assign", file="/p/app.py", display_file="app.py", line=1, code="n = 0", depth=0)], replays=[Replay(call="f()", file="/p/app.py", function="f", history="line 5: pass · ⇒ returned None", lines=[5])])
+    dossier = Dossier(exception=ExceptionInfo("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"), chain=[ChainLink(0, "ZeroDivisionError: division by zero", "raised")], crash_site=CrashSite("/p/app.py", 3, "main"), frames=[frame], folded_user_frames=0, library_frames=0, assertion=False, origins=[ValueOrigin(via="n", kind="assign", file="/p/app.py", display_file="app.py", line=1, code="n = 0", depth=0)], replays=[Replay(call="f()", file="/p/app.py", function="f", history="line 5: pass · ⇒ returned None", lines=[5])], hang=Hang(interrupted_by="Ctrl-C", ran_seconds=2.0, threads=[ThreadStack(thread="interrupted thread", frames=["app.py:3 in main"], code="x = 1 / n")], stuck=True, verdict="stuck: ..."))
     fix = Fix(edit=Edit(file="/p/app.py", first=1, last=1, replacement="n = 1\n", origin="model"), diff="diff",
               applies=True, compiles=True, problem=None, verified=True, outcome="verified",
               trial=FixTrial("passes", "ran"),
@@ -182,6 +183,8 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(dossier["crash_site"]) == schema["crash_site"]
     assert set(dossier["origins"][0]) == schema["origins"]
     assert set(dossier["replays"][0]) == schema["replays"]
+    assert set(dossier["hang"]) == schema["hang"]
+    assert set(dossier["hang"]["threads"][0]) == schema["threads"]
     assert set(dossier["frames"][0]) == schema["frames"]
     assert set(dossier["frames"][0]["source"]) == schema["source"]
     assert set(dossier["frames"][0]["line_values"][0]) == schema["line_values"]

@@ -28,6 +28,8 @@ def pytest_addoption(parser) -> None:
                     help=f"investigate at most N failures in this session (default {DEFAULT_MAX})")
     group.addoption("--autodbg-seconds", type=float, default=DEFAULT_SECONDS, metavar="S",
                     help=f"investigate for at most S seconds in all (default {DEFAULT_SECONDS:g})")
+    group.addoption("--autodbg-hang-after", type=float, default=None, metavar="S",
+                    help="fail a test still running after S seconds, and say where it was stuck")
     group.addoption("--autodbg-workers", action="store_true", default=False,
                     help="investigate in pytest-xdist workers too (off: N workers would run N models)")
 
@@ -54,6 +56,29 @@ class Investigator:
         self.left = config.getoption("autodbg_max")
         self.until = time.monotonic() + config.getoption("autodbg_seconds")
         self.skipped = 0  # failures past the budget
+        self.hang_after = config.getoption("autodbg_hang_after")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        """With --autodbg-hang-after, a watchdog for the test: SIGALRM raises HangTimeout in it (an
+        Exception, so pytest fails that test and runs the next; a KeyboardInterrupt would end the session)."""
+        if self.hang_after is None:
+            yield
+            return
+        import signal
+
+        from autodbg.errors import HangTimeout
+
+        def on_alarm(signum, frame):
+            raise HangTimeout(self.hang_after)
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.hang_after)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
     def pytest_exception_interact(self, node, call, report) -> None:
         if not report.failed:
@@ -76,7 +101,7 @@ def investigate(exc: BaseException, seconds: float) -> str:
     import dataclasses
     import io
 
-    from autodbg.errors import AutodbgError
+    from autodbg.errors import AutodbgError, HangTimeout
     from autodbg.pipeline import handle_crash
     from autodbg.report import make_console
     from autodbg.settings import load_settings
@@ -85,7 +110,8 @@ def investigate(exc: BaseException, seconds: float) -> str:
     try:
         settings = load_settings()
         settings = dataclasses.replace(settings, timeout=min(settings.timeout, seconds))
-        handle_crash(exc, console=make_console(file=out, width=100), settings=settings)
+        handle_crash(exc, console=make_console(file=out, width=100), settings=settings,
+                     interrupted_by=f"--autodbg-hang-after {exc.seconds:g}" if isinstance(exc, HangTimeout) else "Ctrl-C")
     except AutodbgError as err:
         out.write(f"autodbg: {err}\n")
     except Exception as err:  # never the test's outcome: one line instead

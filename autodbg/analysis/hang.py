@@ -1,0 +1,301 @@
+"""A program interrupted while it ran (Ctrl-C, or the watchdog): where it was, and whether it was
+stuck there.
+
+`where_it_was` reads the interrupted stack without running program code (but for guarded reprs):
+each thread's user frames, the innermost loop of the program around the interrupted line and its
+variables, a recursion and how its arguments went. `run_loop_on` runs program code -- call it only
+inside a probe (a fork of the interrupted process): it runs the interrupted loop on from the
+interrupted frame's values, under a line tracer, for a short while, and records which of the
+loop's names change. `verdict` says from both whether the program was stuck.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import time
+import types
+
+from autodbg.analysis.source import function_span, module_nodes, parse_source
+from autodbg.frames.core import display_path, is_user_file, source_lines
+from autodbg.frames.safe_eval import Evaluator, cut, safe_repr
+from autodbg.records import Hang, Loop, LoopCheck, Recursion, ThreadStack
+
+MAX_STACK = 8  # user frames shown of each thread
+MAX_NAMES = 12  # of a loop's names shown and followed
+MAX_VALUES = 4  # first values of a changing name kept
+CHECK_SECONDS = 0.3  # the loop runs on for this long at most
+CHECK_LINES = 200_000  # or this many traced lines
+VALUE_CHARS = 80
+_NOT_STATE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
+_MISSING = object()
+
+
+def interrupted_frames(exc: BaseException) -> list[tuple[types.FrameType, int]]:
+    """(frame, line) of EXC's traceback in the program's own files, innermost first."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            frames.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    return frames[::-1]
+
+
+def raised_by_the_program(exc: BaseException) -> bool:
+    """Whether the program raised EXC itself (`raise KeyboardInterrupt`): then nothing was
+    interrupted."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or not is_user_file(tb.tb_frame.f_code.co_filename):
+        return False  # raised in a library (the watchdog's own handler): it interrupted the program
+    tree = parse_source("\n".join(source_lines(tb.tb_frame.f_code.co_filename, tb.tb_frame.f_globals)))
+    return tree is not None and any(isinstance(node, ast.Raise) and node.lineno == tb.tb_lineno
+                                    for node in module_nodes(tree))
+
+
+def where_it_was(exc: BaseException, interrupted_by: str, *, thread_names: dict[int, str],
+                 others: dict[int, types.FrameType]) -> Hang:
+    """Where the program was when EXC interrupted it: the interrupted thread's stack (from EXC's
+    traceback) and those of the OTHERS (sys._current_frames() of the other threads), its innermost
+    loop, and any recursion."""
+    interrupted = interrupted_frames(exc)
+    threads = [_thread_stack("interrupted thread", interrupted)]
+    for ident, frame in others.items():
+        stack = [(f, f.f_lineno) for f in _outward(frame) if is_user_file(f.f_code.co_filename)]
+        if stack:
+            threads.append(_thread_stack(thread_names.get(ident, f"thread {ident}"), stack))
+    hang = Hang(interrupted_by=interrupted_by, ran_seconds=ran_seconds(), threads=threads)
+    if interrupted:
+        frame, line = interrupted[0]
+        hang.loop = innermost_loop(frame, line)
+        hang.recursion = recursion(interrupted)
+    return hang
+
+
+def ran_seconds() -> float | None:
+    """How long this process has run: from its start time in /proc; else its CPU time."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            started = int(f.read().rsplit(b")", 1)[1].split()[19])  # field 22, after pid and (comm)
+        with open("/proc/uptime", "rb") as f:
+            uptime = float(f.read().split()[0])
+        return round(uptime - started / os.sysconf("SC_CLK_TCK"), 2)
+    except (OSError, ValueError, IndexError):
+        return round(time.process_time(), 2)
+
+
+def _outward(frame: types.FrameType | None):
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+def _thread_stack(name: str, stack: list[tuple[types.FrameType, int]]) -> ThreadStack:
+    frames = [f"{display_path(f.f_code.co_filename)}:{line} in {f.f_code.co_name}" for f, line in stack[:MAX_STACK]]
+    if len(stack) > MAX_STACK:
+        frames.append(f"... {len(stack) - MAX_STACK} more")
+    code = ""
+    if stack:
+        lines = source_lines(stack[0][0].f_code.co_filename, stack[0][0].f_globals)
+        code = lines[stack[0][1] - 1].strip() if 0 < stack[0][1] <= len(lines) else ""
+    return ThreadStack(thread=name, frames=frames, code=code)
+
+
+def loop_node(frame: types.FrameType, line: int) -> ast.For | ast.While | None:
+    """The innermost `for` or `while` of FRAME's function that holds LINE."""
+    text = "\n".join(source_lines(frame.f_code.co_filename, frame.f_globals))
+    tree = parse_source(text)
+    if tree is None:
+        return None
+    first, last = function_span(text, line) or (1, len(text.splitlines()))
+    loops = [node for node in module_nodes(tree) if isinstance(node, (ast.For, ast.While))
+             and first <= node.lineno and node.end_lineno <= last and node.lineno <= line <= node.end_lineno]
+    return max(loops, key=lambda node: node.lineno, default=None)  # breadth first: the innermost starts last
+
+
+def loop_names(node: ast.For | ast.While) -> tuple[list[str], list[str]]:
+    """(the names the loop's header reads, every name the loop uses), in source order; of the
+    header's, those the loop assigns first (what should move it on)."""
+    header = [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+    in_header = list(dict.fromkeys(n.id for part in header for n in ast.walk(part) if isinstance(n, ast.Name)))
+    assigned = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    used = list(dict.fromkeys(n.id for n in ast.walk(node) if isinstance(n, ast.Name)))
+    return sorted(in_header, key=lambda name: name not in assigned), used
+
+
+def state_names(frame: types.FrameType, names: list[str]) -> list[str]:
+    """Of NAMES, those that hold the loop's state in FRAME: values, not functions, classes or modules."""
+    kept = []
+    for name in names:
+        value = frame.f_locals.get(name, frame.f_globals.get(name, _MISSING))
+        if value is not _MISSING and not isinstance(value, _NOT_STATE):
+            kept.append(name)
+    return kept[:MAX_NAMES]
+
+
+def innermost_loop(frame: types.FrameType, line: int) -> Loop | None:
+    node = loop_node(frame, line)
+    if node is None:
+        return None
+    in_header, used = loop_names(node)
+    names = state_names(frame, used)
+    lines = source_lines(frame.f_code.co_filename, frame.f_globals)
+    loop = Loop(file=frame.f_code.co_filename, display_file=display_path(frame.f_code.co_filename), line=node.lineno,
+                header=lines[node.lineno - 1].strip(), condition_names=[n for n in in_header if n in names],
+                values={name: cut(safe_repr(_value(frame, name)), VALUE_CHARS) for name in names})
+    if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+        loop.iteration, loop.total = _range_position(frame, node)
+    return loop
+
+
+def _value(frame: types.FrameType, name: str):
+    return frame.f_locals[name] if name in frame.f_locals else frame.f_globals.get(name)
+
+
+def _range_position(frame: types.FrameType, node: ast.For) -> tuple[int | None, int | None]:
+    """(which iteration, of how many) a `for NAME in range(...)` was in, from NAME's value."""
+    if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"):
+        return None, None
+    try:  # the safe evaluator: range() and len() of the frame's values, no program code
+        steps = Evaluator(dict(frame.f_locals), frame.f_globals).evaluate(ast.unparse(node.iter))
+    except Exception:  # Refused, or the range's own error
+        return None, None
+    value = frame.f_locals.get(node.target.id)
+    if not isinstance(steps, range) or not isinstance(value, int) or value not in steps:
+        return None, None
+    return steps.index(value) + 1, len(steps)
+
+
+def recursion(stack: list[tuple[types.FrameType, int]]) -> Recursion | None:
+    """The innermost function of STACK that calls itself (it may have called others since: `head()`
+    under `resolve()`), with the arguments every one of its calls had."""
+    counts: dict[types.CodeType, int] = {}
+    for frame, _ in stack:
+        counts[frame.f_code] = counts.get(frame.f_code, 0) + 1
+    code = next((c for c, n in counts.items() if n >= 3), None)  # dicts keep order: innermost first
+    if code is None:
+        return None
+    calls = [frame for frame, _ in stack if frame.f_code is code]
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    seen = [tuple(_state_text(frame.f_locals.get(p)) for p in params) for frame in calls]
+    unchanged = {p: seen[0][i] for i, p in enumerate(params) if all(args[i] == seen[0][i] for args in seen)}
+    return Recursion(function=code.co_name, depth=len(calls), unchanged=unchanged,
+                     repeated=bool(params) and len(set(seen)) < len(seen))
+
+
+def _state_text(value) -> str:
+    """VALUE as compared between iterations: its repr, and a container's size (a repr is cut)."""
+    text = cut(safe_repr(value), VALUE_CHARS)
+    if isinstance(value, (list, dict, set, tuple, str, bytes, bytearray)):
+        text += f" ({len(value)} long)"  # builtins only: len() runs no program code
+    return text
+
+
+# --- the loop run on: program code, in a probe only ------------------------------------------------
+
+class _Enough(BaseException):
+    """Raised from the tracer to stop the loop; a BaseException, so `except Exception` keeps no loop going."""
+
+
+def run_loop_on(frame: types.FrameType, line: int, seconds: float = CHECK_SECONDS,
+                max_lines: int = CHECK_LINES) -> LoopCheck:
+    """Run the innermost loop around LINE on from FRAME's values (a fresh function made of the
+    loop's own code, in FRAME's globals) under a line tracer, for SECONDS or MAX_LINES traced lines,
+    and record at each iteration's start the value of each of the loop's names. The loop starts
+    again at its head: the iteration the interruption cut short is run from its start."""
+    node = loop_node(frame, line)
+    if node is None:
+        return LoopCheck(iterations=0, seconds=0.0, ended=False, changed={}, unchanged={}, repeated=False,
+                         detail="no loop around the interrupted line")
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Nonlocal, ast.Global)) for n in ast.walk(node)):
+        return LoopCheck(iterations=0, seconds=0.0, ended=False, changed={}, unchanged={}, repeated=False,
+                         detail="the loop yields, awaits or rebinds outer names: it cannot run on its own")
+    _, used = loop_names(node)
+    names = state_names(frame, used)
+    params = [n for n in used if n in frame.f_locals]
+    run = _loop_function(node, frame, params)
+    skipped = 1 if isinstance(node, ast.For) else 0  # a `for` starts over: its first state is the interrupted one
+    states: list[tuple[str, ...]] = []
+    traced = 0
+    started = time.monotonic()
+
+    def on_line(f, event, arg):
+        nonlocal traced
+        if event != "line":
+            return on_line
+        traced += 1
+        if f.f_lineno == node.lineno:
+            states.append(tuple(_state_text(f.f_locals[n] if n in f.f_locals else f.f_globals.get(n)) for n in names))
+        if traced > max_lines or time.monotonic() - started > seconds:
+            raise _Enough
+        return on_line
+
+    def on_call(f, event, arg):
+        return on_line if f.f_code is run.__code__ else None  # the loop's own lines; not the calls it makes
+
+    ended, detail = False, ""
+    previous = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        run(*(frame.f_locals[p] for p in params))
+        ended = True
+    except _Enough:
+        pass
+    except Exception as exc:  # the loop raised: it ended, otherwise than by its condition
+        ended, detail = True, f"it raised {type(exc).__name__}"
+    finally:
+        sys.settrace(previous)
+    return _check_of(names, states[skipped:], ended, time.monotonic() - started, detail)
+
+
+def _loop_function(node: ast.For | ast.While, frame: types.FrameType, params: list[str]) -> types.FunctionType:
+    """A function whose body is the loop NODE (its own line numbers), taking PARAMS, in FRAME's globals."""
+    tree = ast.parse(f"def _autodbg_loop({', '.join(params)}):\n    pass\n")
+    tree.body[0].body = [node]
+    code = compile(tree, frame.f_code.co_filename, "exec")
+    function_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return types.FunctionType(function_code, frame.f_globals)
+
+
+def _check_of(names: list[str], states: list[tuple[str, ...]], ended: bool, seconds: float, detail: str) -> LoopCheck:
+    changed, unchanged = {}, {}
+    for i, name in enumerate(names):
+        values = list(dict.fromkeys(state[i] for state in states))
+        if len(values) > 1:
+            changed[name] = values[:MAX_VALUES]
+        elif values:
+            unchanged[name] = values[0]
+    return LoopCheck(iterations=max(0, len(states) - 1), seconds=round(seconds, 3), ended=ended, changed=changed,
+                     unchanged=unchanged, repeated=len(set(states)) < len(states), detail=detail)
+
+
+# --- the verdict -------------------------------------------------------------------------------------
+
+def verdict(hang: Hang) -> tuple[bool, str]:
+    """(was the program stuck, one line saying why or why not)."""
+    r = hang.recursion
+    if r is not None and r.repeated:
+        same = ", ".join(f"`{k}` stays {v}" for k, v in r.unchanged.items()) or "its arguments come back"
+        return True, f"stuck: {r.function}() calls itself {r.depth} deep and its arguments do not shrink: {same}"
+    check, loop = hang.check, hang.loop
+    if loop is None:
+        return False, "no loop of your code around the interrupted line"
+    if check is None or check.detail and not check.ended:
+        return False, f"could not tell whether it was stuck ({check.detail if check else 'the loop was not run on'})"
+    if check.ended:
+        how = f" ({check.detail})" if check.detail else ""
+        return False, f"not stuck: run on, `{loop.header.rstrip(':')}` ended after {check.iterations:,} more iterations{how}"
+    if check.iterations < 2:
+        return False, f"could not tell whether it was stuck: one iteration took longer than {check.seconds:g} s"
+    header = f"`{loop.header.rstrip(':')}`"
+    frozen = [name for name in loop.condition_names if name in check.unchanged]
+    if loop.condition_names and len(frozen) == len(loop.condition_names):
+        stays = " and ".join(f"`{name}` stays {check.unchanged[name]}" for name in frozen[:1])  # the one the loop assigns, where it does
+        return True, f"stuck: {stays} and {header} never changes over {check.iterations:,} iterations"
+    if check.repeated:
+        return True, f"stuck: the loop's state comes back unchanged ({header}, {check.iterations:,} iterations)"
+    moving = "; ".join(f"`{name}` went {' → '.join(values)}" for name, values in list(check.changed.items())[:3])
+    return False, f"not stuck: {moving} over {check.iterations:,} iterations: it was still working"

@@ -1,0 +1,241 @@
+"""Hangs: a program interrupted (Ctrl-C, or a watchdog) is told where it was, and investigated only
+when it was stuck. Real processes and real signals; the analysis itself on real frames here."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autodbg.analysis import hang as hangs
+from autodbg.records import Hang
+from conftest import REPO, clean_env
+
+STUCK = """\
+def read_settings(lines):
+    settings = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line:
+            continue  # i is never advanced past a blank line
+        settings[line] = i
+        i += 1
+    return settings
+
+print("ready", flush=True)
+read_settings(["a", "", "b"])
+"""
+
+PROGRESSING = """\
+def total_of(n):
+    total = 0
+    for k in range(n):
+        total += k * k
+    return total
+
+print("ready", flush=True)
+total_of(10 ** 12)
+"""
+
+
+def interrupt(script, env, after: float = 0.5) -> tuple[subprocess.CompletedProcess, float]:
+    """Run SCRIPT, send it SIGINT (Ctrl-C) AFTER seconds past its "ready" line; (how it ended,
+    seconds from the signal to autodbg's "where it was")."""
+    proc = subprocess.Popen([sys.executable, script.name], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, text=True, cwd=script.parent)
+    assert proc.stdout.readline() == "ready\n"
+    time.sleep(after)
+    os.kill(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
+    err = ""
+    while "where it was" not in err and proc.poll() is None:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        err += line
+    seen = time.monotonic() - sent
+    rest, out = proc.stderr.read(), proc.stdout.read()  # after readline(): through the same buffers
+    proc.wait(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err + rest), seen
+
+
+def plain_interrupt(script) -> subprocess.CompletedProcess:
+    return interrupt(script, clean_env())[0]
+
+
+def test_ctrl_c_on_a_stuck_loop_says_where_and_that_it_is_stuck(hooked, tmp_path):
+    script = tmp_path / "settings.py"
+    script.write_text(STUCK)
+    plain = plain_interrupt(script)
+    run, seen = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"))
+    assert run.returncode == plain.returncode == -signal.SIGINT  # as Python gives it
+    assert plain.stderr.startswith("Traceback") and plain.stderr.endswith("KeyboardInterrupt\n")
+    traceback, ours = run.stderr.split("KeyboardInterrupt\n", 1)
+    assert traceback.startswith("Traceback") and "settings.py\", line 7, in read_settings" in traceback
+    assert "autodbg · where it was (Ctrl-C" in ours.splitlines()[0]
+    assert "interrupted thread: settings.py:7 in read_settings   continue" in ours
+    assert "in the loop settings.py:4: while i < len(lines):" in ours
+    assert "i = 1" in ours
+    said = " ".join(ours.split())
+    assert "stuck: `i` stays 1 and `while i < len(lines)` never changes over" in said
+    assert "autodbg · evidence" in ours  # a stuck program goes on to the investigation
+    assert seen < 2.0  # the README says 0.5 s; two loaded cores get some slack
+
+
+def test_ctrl_c_on_a_progressing_computation_gets_only_where_it_was(hooked, tmp_path):
+    script = tmp_path / "squares.py"
+    script.write_text(PROGRESSING)
+    nowhere = tmp_path / "no-such-model.gguf"  # were the model started, it would say it is missing
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL=str(nowhere)))
+    assert run.returncode == -signal.SIGINT
+    ours = run.stderr.split("KeyboardInterrupt\n", 1)[1]
+    said = " ".join(ours.split())
+    assert "in the loop squares.py:3: for k in range(n): (iteration" in said
+    assert "not stuck: `k` went" in said and "it was still working" in said
+    assert "evidence" not in ours and "model" not in ours  # no investigation, no model
+
+
+def test_a_keyboard_interrupt_the_program_raises_itself_adds_nothing(hooked, tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("def stop():\n    raise KeyboardInterrupt\n\nstop()\n")
+    plain = subprocess.run([sys.executable, str(script)], env=clean_env(), capture_output=True, text=True)
+    run = subprocess.run([sys.executable, str(script)], env=hooked(AUTODBG="1", AUTODBG_MODEL="none"),
+                         capture_output=True, text=True)
+    assert (run.returncode, run.stderr) == (plain.returncode, plain.stderr) == (-signal.SIGINT, plain.stderr)
+
+
+def test_autodbg_run_hang_after_interrupts_a_stuck_loop(tmp_path):
+    script = tmp_path / "settings.py"
+    script.write_text(STUCK)
+    run = subprocess.run([sys.executable, "-m", "autodbg", "run", "--hang-after", "1", str(script)],
+                         env=clean_env(AUTODBG_MODEL="none"), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 130
+    traceback, ours = run.stderr.split("KeyboardInterrupt\n", 1)
+    assert "line 7, in read_settings" in traceback
+    assert "autodbg · where it was (--hang-after 1;" in ours
+    assert "stuck: `i` stays 1" in " ".join(ours.split())
+
+
+def test_autodbg_run_without_hang_after_runs_a_finishing_program_to_its_end(tmp_path):
+    script = tmp_path / "quick.py"
+    script.write_text("import time\ntime.sleep(1.5)\nprint('done')\n")
+    run = subprocess.run([sys.executable, "-m", "autodbg", "run", "--hang-after", "5", str(script)],
+                         env=clean_env(AUTODBG_MODEL="none"), capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "done\n", "")
+
+
+HANGING_TESTS = """\
+def test_first():
+    assert 1 + 1 == 2
+
+
+def test_hangs():
+    lines = ["a", "", "b"]
+    i = 0
+    while i < len(lines):
+        if not lines[i]:
+            continue
+        i += 1
+
+
+def test_last():
+    assert "x".upper() == "X"
+"""
+
+
+def test_pytest_hang_after_fails_the_hanging_test_and_goes_on(tmp_path):
+    (tmp_path / "test_shop.py").write_text(HANGING_TESTS)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--autodbg",
+                          "--autodbg-hang-after", "1", "-rA", "test_shop.py"],
+                         cwd=tmp_path, env=clean_env(AUTODBG_MODEL="none"), capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1, run.stdout
+    assert "1 failed, 2 passed" in run.stdout
+    assert "FAILED test_shop.py::test_hangs" in run.stdout
+    assert "autodbg.errors.HangTimeout: still running after 1 s" in run.stdout
+    section = run.stdout.split("- autodbg -", 1)[1]
+    assert "where it was (--autodbg-hang-after 1;" in section
+    assert "stuck: `i` stays 1 and `while i < len(lines)` never changes" in " ".join(section.split())
+
+
+# --- the analysis, on real frames -----------------------------------------------------------------
+
+def interrupted_at_depth(function, *args) -> KeyboardInterrupt:
+    try:
+        function(*args)
+    except KeyboardInterrupt as exc:
+        return exc
+    raise AssertionError("not interrupted")
+
+
+def resolve(path, hops=0, seen=[]):  # noqa: B006 -- the depth at which the test interrupts it
+    seen.append(path)
+    location = head(path)
+    return resolve(location, hops)  # hops never grows: the redirect loop is never stopped
+
+
+def head(path):
+    if len(resolve.__defaults__[1]) > 6:
+        raise KeyboardInterrupt  # interrupted in a function the recursion calls
+    return {"/sale": "/sale/index", "/sale/index": "/sale"}[path]
+
+
+def countdown(n):
+    if n == 0:
+        raise KeyboardInterrupt
+    return countdown(n - 1)
+
+
+def found(exc) -> Hang:
+    hang = hangs.where_it_was(exc, "Ctrl-C", thread_names={}, others={})
+    hang.stuck, hang.verdict = hangs.verdict(hang)
+    return hang
+
+
+def test_a_recursion_whose_arguments_come_back_is_stuck():
+    hang = found(interrupted_at_depth(resolve, "/sale"))
+    assert hang.recursion.depth == 7 and hang.recursion.unchanged["hops"] == "0"
+    assert hang.stuck and hang.verdict.startswith("stuck: resolve() calls itself 7 deep") and "`hops` stays 0" in hang.verdict
+
+
+def test_a_recursion_whose_argument_shrinks_is_not_stuck():
+    hang = found(interrupted_at_depth(countdown, 5))
+    assert hang.recursion.depth == 6 and not hang.recursion.repeated and not hang.stuck
+
+
+def loop_check(tmp_path, source: str, call: str):
+    """The loop of SOURCE's function f, interrupted at its line 4 (in the loop), then run on."""
+    path = tmp_path / f"program{len(list(tmp_path.iterdir()))}.py"
+    path.write_text(source)
+    namespace = {}
+    exec(compile(source, str(path), "exec"), namespace)
+    frames = []
+
+    def tracer(frame, event, arg):
+        if event == "line" and frame.f_code.co_name == "f" and frame.f_lineno == 4:
+            frames.append(frame)
+            raise KeyboardInterrupt
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        eval(call, namespace)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.settrace(None)
+    return hangs.run_loop_on(frames[0], 4, seconds=0.2)
+
+
+def test_run_loop_on_tells_a_frozen_loop_from_a_moving_one(tmp_path):
+    frozen = loop_check(tmp_path, "def f(n):\n    i = 0\n    while i < n:\n        n = n + 0\n", "f(3)")
+    assert frozen.iterations > 100 and not frozen.ended and frozen.unchanged["i"] == "0" and frozen.repeated
+    moving = loop_check(tmp_path, "def f(n):\n    i = 0\n    while i < n:\n        i = i + 1\n", "f(10 ** 9)")
+    assert moving.changed["i"][:3] == ["0", "1", "2"] and not moving.repeated and not moving.ended
+    ending = loop_check(tmp_path, "def f(n):\n    i = 0\n    while i < n:\n        i = i + 1\n", "f(5)")
+    assert ending.ended and ending.iterations == 5
