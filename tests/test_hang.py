@@ -9,11 +9,10 @@ import subprocess
 import sys
 import time
 
-import pytest
 
 from autodbg.analysis import hang as hangs
 from autodbg.records import Hang
-from conftest import REPO, clean_env
+from conftest import clean_env
 
 STUCK = """\
 def read_settings(lines):
