@@ -74,12 +74,16 @@ def test_the_import_graph_has_no_cycle():
     boot = ast.parse(files["autodbg._boot"].read_text(encoding="utf-8")).body
     assert {alias.name for node in boot if isinstance(node, ast.Import) for alias in node.names} == {"os", "sys"}
     assert not [node for node in boot if isinstance(node, ast.ImportFrom)]
+    # And what it imports then, to remember the settings before the program runs: nothing.
+    startup = ast.parse(files["autodbg.startup"].read_text(encoding="utf-8"))
+    assert [alias.name for node in ast.walk(startup) if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names] == ["os"]
 
 
 # The floors of the house, from the ground up: a module imports only from its own floor or below.
 # Each entry is a package (all its modules) or one module.
 FLOORS = [
-    ["autodbg.errors", "autodbg.version", "autodbg.records", "autodbg.textsafe", "autodbg.channel", "autodbg.files",
+    ["autodbg.startup", "autodbg.errors", "autodbg.version", "autodbg.records", "autodbg.textsafe", "autodbg.channel", "autodbg.files",
      "autodbg.terminal", "autodbg.redact", "autodbg.settings"],
     ["autodbg.probe"],  # runs a function in a sandboxed fork: knows nothing of debugging
     ["autodbg.frames"],
