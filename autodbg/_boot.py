@@ -23,7 +23,7 @@ _handled = None
 
 def install():
     """Hook sys.excepthook and threading.excepthook, if autodbg is enabled for this interpreter."""
-    from autodbg import startup
+    import autodbg.startup as startup
 
     startup.remember()  # before the program runs
     if not enabled()[0] or getattr(sys.excepthook, "_autodbg", False):
@@ -39,7 +39,7 @@ def install():
 
 def enabled():
     """(is autodbg enabled for this interpreter, why)."""
-    from autodbg import startup
+    import autodbg.startup as startup
 
     setting = startup.environ().get("AUTODBG")
     if startup.switch(setting) is False:
@@ -61,7 +61,7 @@ def should_investigate(exc):
 
 def decision():
     """(would a crash now be investigated, why), apart from the exception's type."""
-    from autodbg import startup
+    import autodbg.startup as startup
 
     env = os.environ  # as it is now, for what the program is doing: running under pytest, or in CI
     setting = startup.environ().get("AUTODBG")
@@ -224,7 +224,7 @@ def _investigate(exc, thread_name):
 def _report_internal_error(error):
     """One line, or with AUTODBG_DEBUG=1 autodbg's own traceback, for a bug report."""
     try:
-        from autodbg import startup
+        import autodbg.startup as startup
 
         if startup.switch(startup.environ().get("AUTODBG_DEBUG")):
             import traceback

@@ -12,7 +12,7 @@ from autodbg.errors import AutodbgError
 def build_parser() -> argparse.ArgumentParser:
     # Imported here, not at module level, so `autodbg --help` stays fast; each module keeps its
     # heavy imports inside its command functions.
-    from autodbg import bench, installer, model_cli, run
+    from autodbg import bench, installer, model_cli, run, trust_cli
 
     parser = argparse.ArgumentParser(
         prog="autodbg",
@@ -25,11 +25,15 @@ def build_parser() -> argparse.ArgumentParser:
     installer.register(sub)
     run.register(sub)
     model_cli.register(sub)
+    trust_cli.register(sub)
     bench.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    import autodbg.startup as startup
+
+    startup.remember()  # before `autodbg run` runs the program
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

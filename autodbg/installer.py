@@ -17,8 +17,9 @@ from pathlib import Path
 
 from autodbg import _boot
 from autodbg.errors import AutodbgError
-from autodbg.terminal import is_tty
 from autodbg.files import write_shared
+from autodbg.terminal import is_tty
+from autodbg.textsafe import terminal_safe
 
 # One source of truth, sitecustomize_template/sitecustomize.py: this path is a symlink to it in
 # the checkout, and the wheel holds the file itself.
@@ -240,9 +241,9 @@ def _model_row() -> tuple[str, str, str]:
 
     from autodbg.settings import load_settings
 
+    setting = load_settings().model
+    source = f"AUTODBG_MODEL={setting}" if setting else "the default (AUTODBG_MODEL chooses another)"
     try:
-        setting = load_settings().model
-        source = f"AUTODBG_MODEL={setting}" if setting else "the default (AUTODBG_MODEL chooses another)"
         model = resolve_model(setting)
     except AutodbgError as exc:
         return ("model", "invalid", str(exc))
@@ -255,15 +256,12 @@ def _model_row() -> tuple[str, str, str]:
 
 
 def _setting_rows() -> list[tuple[str, str, str]]:
-    """Each setting given anywhere, its value and where it came from."""
-    from autodbg.settings import setting_sources
+    """Each setting given anywhere, its value and where it came from; then what is wrong with them."""
+    from autodbg.settings import load_settings, setting_sources
 
-    try:
-        found = setting_sources()
-    except AutodbgError as exc:
-        return [("settings", "invalid", str(exc))]
-    return [(variable, "<set>" if variable == "AUTODBG_API_KEY" else setting.value or '""', f"from {setting.source}")
-            for variable, setting in sorted(found.items())]
+    rows = [(variable, "<set>" if variable == "AUTODBG_API_KEY" else setting.value or '""', f"from {setting.source}")
+            for variable, setting in sorted(setting_sources().found.items())]
+    return rows + [("warning", "", terminal_safe(warning)) for warning in load_settings().warnings]
 
 
 def _probe_rows() -> list[tuple[str, str, str]]:
@@ -272,10 +270,7 @@ def _probe_rows() -> list[tuple[str, str, str]]:
     from autodbg.probe.sandbox import layers
     from autodbg.settings import load_settings
 
-    try:
-        wanted = load_settings().probe
-    except AutodbgError:
-        wanted = True  # the model row already says what is wrong
+    wanted = load_settings().probe
     if not available():
         return [("probe", "inline", "no os.fork here: program code is looked at in the crashed process, no calls")]
     if not wanted:
@@ -299,7 +294,7 @@ def _offer_model() -> None:
         return
     pull = f"autodbg model pull {model.id}"
     can_ask = is_tty(sys.stdin) and is_tty(sys.stdout)
-    if model.package or not can_ask or not settings.download:
+    if model.package or not can_ask or settings.download is False:
         print(f"autodbg: {download.missing(model)}")
         return
     size = f" ({model.size / 1e9:.1f} GB)" if model.size else ""

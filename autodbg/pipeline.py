@@ -43,11 +43,9 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     SESSION, when given, is the debugger session to investigate in (shared with a human)."""
     started = time.monotonic()
     console = console or make_console()
-    try:
-        settings = settings or load_settings()
-    except AutodbgError as err:
-        console.print(Text(f"autodbg: {err}"), soft_wrap=True)  # one line, however long
-        return None
+    settings = settings or load_settings()
+    for warning in settings.warnings:  # a bad setting: one line each, and its default stands
+        console.print(Text(terminal_safe(f"autodbg: {warning}"), style="dim"), soft_wrap=True)
     engine, model, reason = None, None, None
     try:  # first, so the model loads while the evidence is gathered
         engine, model = start_engine(settings)
@@ -120,6 +118,8 @@ def explain(session: CrashSession) -> str:
 def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
     """Resolve AUTODBG_MODEL, find the file and start the worker; (None, None) for none.
     With AUTODBG_ENGINE=remote, the model server instead (it is probed when first used)."""
+    if settings.engine_problem is not None:
+        raise AutodbgError(settings.engine_problem)
     if settings.remote is not None:
         from autodbg.llm.remote import RemoteEngine
 

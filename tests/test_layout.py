@@ -96,7 +96,7 @@ FLOORS = [
     ["autodbg.program"],
     ["autodbg.investigate"],
     ["autodbg.pipeline"],
-    ["autodbg._boot", "autodbg._hook", "autodbg.run", "autodbg.entry", "autodbg.installer", "autodbg.model_cli",
+    ["autodbg._boot", "autodbg._hook", "autodbg.run", "autodbg.entry", "autodbg.installer", "autodbg.model_cli", "autodbg.trust_cli",
      "autodbg.bench", "autodbg.corpus", "autodbg.cli", "autodbg.__main__", "autodbg"],
 ]
 

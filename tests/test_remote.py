@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from autodbg.errors import AutodbgError
 from autodbg.debugger.grammar import live_state, step_grammar
 from autodbg.investigate.loop import parse_step
 from autodbg.llm.model import EngineError
@@ -334,28 +333,41 @@ def test_remote_settings(config_home):
     assert load_settings(REMOTE).remote.api_key is None  # no key anywhere: for servers without one
 
 
+def test_the_proxy_and_certificates_are_the_start_up_environments(config_home):
+    proxied = {**REMOTE, "HTTP_PROXY": "http://proxy:3128", "SSL_CERT_FILE": "/etc/corp-ca.pem"}
+    remote = load_settings(proxied).remote
+    assert (remote.proxy, remote.ca_file, remote.ca_dir) == ("http://proxy:3128", "/etc/corp-ca.pem", None)
+    assert load_settings({**proxied, "http_proxy": "http://lower:1"}).remote.proxy == "http://lower:1"  # as curl
+    assert load_settings({**proxied, "NO_PROXY": "localhost,gpu-box"}).remote.proxy is None
+    assert load_settings({**REMOTE, "ALL_PROXY": "socks5://s:1080"}).remote.proxy == "socks5://s:1080"
+
+
 def test_the_api_key_file_is_read_only_when_only_its_owner_may_read_it(config_home):
     config_home.write_text("k-from-file\n")
     config_home.chmod(0o600)
     assert load_settings(REMOTE).remote.api_key == "k-from-file"
     assert load_settings({**REMOTE, "AUTODBG_API_KEY": "k-env"}).remote.api_key == "k-env"
     config_home.chmod(0o644)
-    with pytest.raises(AutodbgError, match=f"^{config_home} is open to other users \\(mode 644\\): chmod 600 {config_home}$"):
-        load_settings(REMOTE)
+    settings = load_settings(REMOTE)
+    assert settings.remote.api_key is None
+    assert settings.warnings == (f"{config_home} is open to other users (mode 644): chmod 600 {config_home} (no API key sent)",)
 
 
-@pytest.mark.parametrize("environ, message", [
-    ({"AUTODBG_ENGINE": "gpu"}, "AUTODBG_ENGINE must be local or remote, not 'gpu'"),
+@pytest.mark.parametrize("environ, problem", [
     ({"AUTODBG_ENGINE": "remote"}, "AUTODBG_ENGINE=remote needs AUTODBG_BASE_URL (like http://gpu-box:8080/v1)"),
     ({**REMOTE, "AUTODBG_BASE_URL": "gpu-box:8080/v1"}, "AUTODBG_BASE_URL='gpu-box:8080/v1' is not an http:// or https:// URL"),
     ({**REMOTE, "AUTODBG_BASE_URL": "http://gpu-box:80a/v1"}, "AUTODBG_BASE_URL='http://gpu-box:80a/v1' has a bad port"),
     ({**REMOTE, "AUTODBG_REMOTE_MODEL": ""}, "AUTODBG_ENGINE=remote needs AUTODBG_REMOTE_MODEL (a model id the server lists at /v1/models)"),
-    ({**REMOTE, "AUTODBG_REMOTE_CONTEXT": "lots"}, "AUTODBG_REMOTE_CONTEXT='lots' is not a number"),
 ])
-def test_bad_remote_settings_are_one_line(config_home, environ, message):
-    with pytest.raises(AutodbgError) as caught:
-        load_settings(environ)
-    assert str(caught.value) == message
+def test_incomplete_remote_settings_leave_the_evidence_and_say_why(config_home, environ, problem):
+    settings = load_settings(environ)
+    assert (settings.remote, settings.engine_problem) == (None, problem)
+
+
+def test_a_bad_remote_context_is_a_warning(config_home):
+    settings = load_settings({**REMOTE, "AUTODBG_REMOTE_CONTEXT": "lots"})
+    assert settings.remote.context is None
+    assert settings.warnings == ("AUTODBG_REMOTE_CONTEXT='lots' in the environment is not a number: using the default (unset)",)
 
 
 # --- a real crash, end to end ------------------------------------------------------------------

@@ -92,7 +92,7 @@ def ensure_model(model: ModelSpec | Path, *, interactive: bool) -> Path:
         raise missing(model)
     from autodbg.settings import load_settings
 
-    if not load_settings().download:
+    if load_settings().download is False:
         raise _how_to_get(model, "not downloaded yet, and AUTODBG_DOWNLOAD=0")
     return pull(model)
 
