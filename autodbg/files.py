@@ -17,6 +17,7 @@ removed and the target is untouched.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -102,6 +103,23 @@ def _new_file_for(target: Path) -> Iterator[tuple[int, Path]]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def head_of(path: Path, size: int) -> bytes | None:
+    """The first SIZE bytes of the regular file at PATH; None where nothing is there, b"" where
+    something else is (a symlink, which is not followed; a folder; a FIFO, which is not waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # a symlink
+            return b""
+        raise
+    try:
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
 
 
 def private_dir(path: Path) -> Path:

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -21,7 +22,7 @@ from pathlib import Path
 from rich.text import Text
 
 from autodbg.errors import AutodbgError
-from autodbg.files import write_private
+from autodbg.files import head_of, write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.crash import CrashSession
 from autodbg.records import ModelInfo, Probe, Result, Turn
@@ -31,6 +32,8 @@ from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
 from autodbg.version import __version__
 
+# How every report write_report writes begins (Result.to_json's first keys): what it may replace.
+REPORT_START = re.compile(rb'\{\s*"schema_version": \d+,\s*"autodbg_version": ')
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; the rest absorbs a slow model
 
@@ -77,7 +80,9 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     result.fallback_reason = reason
     result.timings.total = round(time.monotonic() - started, 3)
     if settings.report_path:
-        write_report(session.scrubbed(result), settings.report_path)
+        problem = write_report(session.scrubbed(result), settings.report_path)
+        if problem:
+            console.print(Text(terminal_safe(f"autodbg: {problem}")), soft_wrap=True)
     return result
 
 
@@ -252,7 +257,15 @@ def new_result(session: CrashSession, thread_name: str | None) -> Result:
                   cwd=os.getcwd(), thread=thread_name, dossier=dossier, probe=Probe(session.mode, session.evidence or "ok"))
 
 
-def write_report(result: Result, path: str) -> None:
+def write_report(result: Result, path: str) -> str | None:
     """Write atomically, so a reader never sees half a report, and private (0600): it holds argv,
-    the working directory and the program's values."""
-    write_private(Path(path), json.dumps(result.to_json(), indent=2, default=str))
+    the working directory and the program's values. Only a report autodbg wrote is replaced; return
+    why nothing was written, if it was not."""
+    try:
+        there = head_of(Path(path), 256)
+        if there is not None and not REPORT_START.match(there):
+            return f"not writing the report to {path}: something autodbg did not write is there"
+        write_private(Path(path), json.dumps(result.to_json(), indent=2, default=str))
+    except OSError as err:
+        return f"cannot write the report to {path}: {err.strerror or err}"
+    return None

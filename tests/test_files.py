@@ -44,31 +44,57 @@ PLANTING_CRASH = """\
 import os, sys
 report = os.environ["AUTODBG_REPORT"]
 os.symlink(sys.argv[1], report)  # the report's own name
-os.symlink(sys.argv[2], f"{report}.{os.getpid()}.tmp")  # the temporary name autodbg used to write through
 raise ValueError("boom")
 """
 
 
-def test_the_report_replaces_planted_symlinks_and_only_its_owner_can_read_it(tmp_path):
-    victims = [tmp_path / "victim-report", tmp_path / "victim-tmp"]
-    for victim in victims:
-        victim.write_text(f"{victim.name} is left alone\n")
+def crash_reporting_to(report: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    (tmp_path / "crash.py").write_text(PLANTING_CRASH if args else 'raise ValueError("boom")\n')
+    return subprocess.run([sys.executable, "crash.py", *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report),
+                                                     XDG_CACHE_HOME=str(tmp_path / "cache"), COLUMNS="250"))
+
+
+def test_the_report_replaces_only_a_report_and_only_its_owner_can_read_it(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     report = out / "report.json"
-    (tmp_path / "crash.py").write_text(PLANTING_CRASH)
-    done = subprocess.run([sys.executable, "crash.py", *map(str, victims)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120,
-                          env=clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report),
-                                        XDG_CACHE_HOME=str(tmp_path / "cache")))
-    assert done.returncode == 1 and "autodbg: internal error" not in done.stderr, done.stderr
-    for victim in victims:
-        assert victim.read_text() == f"{victim.name} is left alone\n"
-    assert stat.S_ISREG(report.lstat().st_mode) and mode(report) == 0o600
-    assert json.loads(report.read_text())["dossier"]["exception"]["type"] == "ValueError"
-    planted_tmp = next(out.glob("report.json.*.tmp"))
-    assert planted_tmp.is_symlink() and planted_tmp.resolve() == victims[1]
-    assert sorted(p.name for p in out.iterdir()) == ["report.json", planted_tmp.name]  # no temporary left
+    for _ in range(2):  # the second replaces the first
+        done = crash_reporting_to(report, tmp_path)
+        assert done.returncode == 1 and "autodbg: internal error" not in done.stderr, done.stderr
+        assert stat.S_ISREG(report.lstat().st_mode) and mode(report) == 0o600
+        assert json.loads(report.read_text())["dossier"]["exception"]["type"] == "ValueError"
+    assert [p.name for p in out.iterdir()] == ["report.json"]  # no temporary left
+
+
+@pytest.mark.parametrize("there", ["a file", "a symlink", "a folder", "a fifo"])
+def test_the_report_never_replaces_what_autodbg_did_not_write(tmp_path, there):
+    victim = tmp_path / "victim"
+    victim.write_text("the user's notes\n")
+    report = tmp_path / "report.json"
+    args = ()
+    if there == "a file":
+        report.write_text('{"schema_version": "not quite"}\n')
+    elif there == "a symlink":
+        args = (str(victim),)  # the program plants it, pointing at the victim
+    elif there == "a folder":
+        report.mkdir()
+    else:
+        os.mkfifo(report)  # opening it to look must not wait for a writer
+    done = crash_reporting_to(report, tmp_path, *args)
+    assert done.returncode == 1
+    assert done.stderr.endswith(f"autodbg: not writing the report to {report}: something autodbg did not write is there\n")
+    assert victim.read_text() == "the user's notes\n"
+    if there == "a file":
+        assert report.read_text() == '{"schema_version": "not quite"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("report.json")) == ["report.json"]
+
+
+def test_an_unwritable_report_is_one_line(tmp_path):
+    report = tmp_path / "no-such-folder" / "report.json"
+    done = crash_reporting_to(report, tmp_path)
+    assert done.returncode == 1 and "internal error" not in done.stderr
+    assert done.stderr.endswith(f"autodbg: cannot write the report to {report}: No such file or directory\n")
 
 
 def test_a_failed_write_leaves_the_target_and_no_temporary(tmp_path):
