@@ -47,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `autodbg status | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exiting flushes nowhere, quietly
         return 141  # as a shell reports a process killed by SIGPIPE
+    except OSError as exc:  # a cache dir that is a file, a full disk, a folder not yours: the user's to fix
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"autodbg: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug or a broken install: still one line, unless asked for more
         from autodbg.settings import debug
 

@@ -1,7 +1,6 @@
 """Where autodbg keeps its files, and how it writes and removes them without being turned against you.
 
-Paths, under platformdirs' user dirs for autodbg:
-    cache_root()/models/        huggingface_hub cache of downloaded models
+Paths, under platformdirs' user dirs for autodbg (models themselves are in the Hugging Face cache):
     cache_root()/verified/      one sidecar per verified model file (private)
     cache_root()/locks/         one pull of a model at a time, across processes
     cache_root()/prompt-state/  saved llama.cpp prompt state (private)
@@ -38,11 +37,6 @@ def cache_root() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("autodbg", appauthor=False))
-
-
-def models_dir() -> Path:
-    """autodbg's own model cache, in huggingface_hub's layout (its `cache_dir`)."""
-    return cache_root() / "models"
 
 
 def verified_dir() -> Path:

@@ -251,7 +251,7 @@ def _model_row() -> tuple[str, str, str]:
         return ("model", "none", f"{source}: evidence only")
     if isinstance(model, Path):
         return ("model", str(model), source)
-    here = download.local_path(model)
+    here = download.local_path(model, download.hub_cache(load_settings().model_cache))
     return ("model", model.id, f"{source}; " + (str(here) if here else str(download.missing(model))))
 
 
@@ -289,24 +289,25 @@ def _offer_model() -> None:
     model = resolve_model(settings.model)
     if not isinstance(model, ModelSpec):
         return  # the user's own .gguf file, or none
-    if download.local_path(model) is not None:
+    cache = download.hub_cache(settings.model_cache)
+    if download.local_path(model, cache) is not None:
         print(f"autodbg: model {model.id} is here already")
         return
     pull = f"autodbg model pull {model.id}"
     can_ask = is_tty(sys.stdin) and is_tty(sys.stdout)
-    if model.package or not can_ask or settings.download is False:
+    if model.package or settings.download is False or (settings.download is None and not can_ask):
         print(f"autodbg: {download.missing(model)}")
         return
-    size = f" ({model.size / 1e9:.1f} GB)" if model.size else ""
+    if settings.download is None:  # asked; AUTODBG_DOWNLOAD=1 downloads without asking
+        try:
+            answer = input(f"Download {model.id} ({download.size_text(model.size)}) to {cache} now? [Y/n] ")
+        except EOFError:
+            answer = "n"
+        if answer.strip().lower() not in ("", "y", "yes"):
+            print(f"autodbg: later, `{pull}` downloads it")
+            return
     try:
-        answer = input(f"Download the model {model.id}{size} now? [Y/n] ")
-    except EOFError:
-        answer = "n"
-    if answer.strip().lower() not in ("", "y", "yes"):
-        print(f"autodbg: later, `{pull}` downloads it")
-        return
-    try:
-        path = download.pull(model)
+        path = download.pull(model, cache)
     except AutodbgError as exc:
         raise AutodbgError(f"{exc} (the crash hook is enabled; retry with `{pull}`)") from None
     print(f"autodbg: model saved to {path}")

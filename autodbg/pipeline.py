@@ -44,16 +44,23 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     JSON-reported).
 
     SESSION, when given, is the debugger session to investigate in (shared with a human)."""
-    started = time.monotonic()
     console = console or make_console()
     settings = settings or load_settings()
     for warning in settings.warnings:  # a bad setting: one line each, and its default stands
         console.print(Text(terminal_safe(f"autodbg: {warning}"), style="dim"), soft_wrap=True)
     engine, model, reason = None, None, None
-    try:  # first, so the model loads while the evidence is gathered
-        engine, model = start_engine(settings)
+    try:
+        fetch_model(settings)
+    except KeyboardInterrupt:  # Ctrl-C at the question or during the download: the evidence still comes
+        reason = "model download interrupted"
     except Exception as err:
         reason = failure_reason(err)
+    started = time.monotonic()  # the budget starts after the user's answer and a download
+    if reason is None:
+        try:  # first, so the model loads while the evidence is gathered
+            engine, model = start_engine(settings)
+        except Exception as err:
+            reason = failure_reason(err)
     worker_started = time.monotonic()
     result = None
     try:
@@ -98,10 +105,11 @@ def failure_reason(err: Exception) -> str:
 
 def explain(session: CrashSession) -> str:
     """`why`: investigate from the session's current state and print the summary."""
-    started = time.monotonic()
     engine = None
     try:
         settings = load_settings()
+        fetch_model(settings)
+        started = time.monotonic()
         engine, model = start_engine(settings)
         if engine is None:
             return "no model (AUTODBG_MODEL=none)"
@@ -132,20 +140,55 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
         engine = RemoteEngine(remote.base_url, remote.model, api_key=remote.api_key, n_ctx=remote.context,
                               verbose=settings.verbose)
         return engine, ModelInfo(remote.model, remote.base_url, None)
-    from autodbg.llm.download import ensure_model, model_sha256
+    from autodbg.llm.download import ensure_model, hub_cache, model_sha256
     from autodbg.llm.engine import Engine, context_size_for, free_cores
     from autodbg.llm.registry import ModelSpec, resolve_model
 
     spec = resolve_model(settings.model)
     if spec is None:
         return None, None
-    path = ensure_model(spec, interactive=is_tty(sys.stdin) and is_tty(sys.stderr))
-    sha256 = model_sha256(spec)
+    cache = hub_cache(settings.model_cache)
+    path = ensure_model(spec, cache)
+    sha256 = model_sha256(spec, cache)
     trained = spec.context_length if isinstance(spec, ModelSpec) else MAX_CONTEXT
     n_ctx = context_size_for(path.stat().st_size, trained, MAX_CONTEXT)
     engine = Engine(path, threads=settings.threads or free_cores(), n_ctx=n_ctx, state_key=sha256 or str(path))
     engine.start()
     return engine, ModelInfo(spec.id if isinstance(spec, ModelSpec) else path.name, str(path), sha256)
+
+
+def fetch_model(settings: Settings) -> None:
+    """Download the registry model when it is not here yet and the user wants it: AUTODBG_DOWNLOAD=1
+    fetches it, AUTODBG_DOWNLOAD=0 never does, and otherwise the user is asked when stdin and stderr
+    are a terminal; without one nothing is fetched, and the error says how to get it."""
+    from autodbg.llm import download
+    from autodbg.llm.registry import ModelSpec, resolve_model
+
+    if settings.remote is not None or settings.engine_problem is not None:
+        return
+    spec = resolve_model(settings.model)
+    if not isinstance(spec, ModelSpec) or spec.package:
+        return
+    cache = download.hub_cache(settings.model_cache)
+    if download.local_path(spec, cache) is not None:
+        return
+    if settings.download is False:
+        raise download.missing(spec, "not downloaded yet, and AUTODBG_DOWNLOAD=0")
+    if download.hub_offline():
+        raise download.missing(spec, "not downloaded yet, and HF_HUB_OFFLINE is set")
+    if settings.download is None:
+        if not (is_tty(sys.stdin) and is_tty(sys.stderr)):
+            raise download.missing(spec)
+        if not ask_yes(f"Download {spec.id} ({download.size_text(spec.size)}) to {cache}? [y/N] "):
+            raise download.missing(spec, "not downloaded: you said no")
+    download.pull(spec, cache)
+
+
+def ask_yes(question: str) -> bool:
+    """QUESTION on stderr, the answer from stdin (both the terminal); yes only when it says so."""
+    sys.stderr.write(terminal_safe(question))
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def search_fixes(session: CrashSession, result: Result, settings: Settings, console, started: float) -> None:

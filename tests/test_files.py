@@ -120,9 +120,9 @@ raise ValueError("boom")
 
 @pytest.fixture
 def cached(tmp_path, spec, blob):  # noqa: F811
-    """A Machine whose autodbg cache holds the tiny model's file as a download leaves it."""
+    """A Machine whose model cache holds the tiny model's file as a download leaves it."""
     machine = Machine(tmp_path, spec, UNUSED_HUB)
-    snapshot = machine.ours / "models" / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT
+    snapshot = machine.hub / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT
     snapshot.mkdir(parents=True)
     machine.model = snapshot / FILE
     machine.model.write_bytes(blob)
@@ -164,9 +164,9 @@ def test_a_tampered_model_of_the_right_size_is_refused_and_never_loaded(cached, 
 
 def test_only_a_verified_sha256_keys_the_prompt_state(cached, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(cached.root / "xdg"))  # platformdirs reads it on each call
-    assert download.model_sha256(cached.spec) is None  # the registry's word alone is not enough
-    assert download.ensure_model(cached.spec, interactive=False) == cached.model  # first use: hashed
-    assert download.model_sha256(cached.spec) == cached.spec.sha256
+    assert download.model_sha256(cached.spec, cached.hub) is None  # the registry's word alone is not enough
+    assert download.ensure_model(cached.spec, cached.hub) == cached.model  # first use: hashed
+    assert download.model_sha256(cached.spec, cached.hub) == cached.spec.sha256
     st = cached.model.stat()
     assert cached.sidecars() == [{"path": str(cached.model), "sha256": cached.spec.sha256, "size": st.st_size,
                                   "mtime_ns": st.st_mtime_ns, "inode": st.st_ino}]
@@ -175,17 +175,17 @@ def test_only_a_verified_sha256_keys_the_prompt_state(cached, monkeypatch):
 
 
 def test_a_model_changed_after_verification_is_hashed_again(cached, blob):  # noqa: F811
-    ok(cached.ensure(interactive=False))
+    ok(cached.ensure())
     verified = cached.model.stat()
 
     os.utime(cached.model, ns=(verified.st_atime_ns, verified.st_mtime_ns + 10**9))  # touched only
-    assert ok(cached.ensure(interactive=False)) == str(cached.model)
+    assert ok(cached.ensure()) == str(cached.model)
     assert cached.sidecars()[0]["mtime_ns"] == verified.st_mtime_ns + 10**9  # hashed again: still good
 
     # Same size, same mtime as verified, other content: only the inode tells, and it does.
     tamper(cached.model, blob)
     os.utime(cached.model, ns=(verified.st_atime_ns, verified.st_mtime_ns + 10**9))
-    refused = cached.ensure(interactive=False)
+    refused = cached.ensure()
     assert refused.stderr == (f"unavailable: model file {cached.model} changed since it was verified: "
                               "`autodbg model pull tiny` downloads it again\n")
 
@@ -214,7 +214,7 @@ def test_model_rm_refuses_a_cache_directory_that_leads_outside(cached, tmp_path)
     snapshot.symlink_to(outside, target_is_directory=True)
 
     error = one_line_error(cached.autodbg("model", "rm", "tiny"))
-    assert error == (f"autodbg: {cached.model} leads outside {cached.ours / 'models'}: "
+    assert error == (f"autodbg: {cached.model} leads outside {cached.hub}: "
                      "autodbg does not delete it")
     assert (outside / FILE).read_bytes() == b"GGUF not yours to delete"
 
