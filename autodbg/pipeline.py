@@ -138,7 +138,7 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
 
         remote = settings.remote
         engine = RemoteEngine(remote.base_url, remote.model, api_key=remote.api_key, n_ctx=remote.context,
-                              verbose=settings.verbose)
+                              verbose=settings.verbose, proxy=remote.proxy, ca_file=remote.ca_file, ca_dir=remote.ca_dir)
         return engine, ModelInfo(remote.model, remote.base_url, None)
     from autodbg.llm.download import ensure_model, hub_cache, model_sha256
     from autodbg.llm.engine import Engine, context_size_for, free_cores

@@ -288,6 +288,54 @@ class GrammarIgnoringServer(BaseHTTPRequestHandler):
         pass
 
 
+class RecordingServer(GrammarIgnoringServer):
+    """The same server, speaking HTTP/1.1 (so a connection may carry several requests), recording
+    each request's connection and request line: what a proxy in front of the server would see."""
+
+    protocol_version = "HTTP/1.1"
+    seen: list[tuple[int, str]] = []  # (the client's port, the request line)
+
+    def parse_request(self):
+        ok = super().parse_request()
+        self.seen.append((self.client_address[1], self.requestline))
+        if self.path.startswith("http://"):  # a proxy's request: the absolute URL
+            self.path = "/" + self.path.split("/", 3)[3]
+        return ok
+
+
+@pytest.fixture
+def recording_server():
+    RecordingServer.seen = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), RecordingServer)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", RecordingServer.seen
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_one_connection_is_kept_alive_for_the_requests(recording_server):
+    url, seen = recording_server
+    engine = RemoteEngine(f"{url}/v1", "echo")
+    fails(engine)  # /v1/models, /props, /extras/tokenize/count, then the grammar check
+    assert [line.split()[:2] for _, line in seen] == [["GET", "/v1/models"], ["GET", "/props"],
+                                                      ["POST", "/extras/tokenize/count"], ["POST", "/v1/chat/completions"]]
+    assert len({port for port, _ in seen}) == 1
+    engine.close()
+
+
+def test_requests_go_through_the_proxy(recording_server):
+    proxy, seen = recording_server  # it answers as the server behind it would
+    message = fails(RemoteEngine("http://gpu-box.invalid:8080/v1", "echo", proxy=proxy))
+    assert "it ignored the grammar" in message  # the name resolved nowhere: only the proxy could answer
+    assert seen[0][1] == "GET http://gpu-box.invalid:8080/v1/models HTTP/1.1"
+
+
+def test_a_proxy_that_is_down_says_so():
+    proxy = f"http://127.0.0.1:{free_port()}"
+    message = fails(RemoteEngine("http://gpu-box.invalid:8080/v1", "echo", proxy=proxy))
+    assert message.endswith(f"refused the connection through the proxy {proxy} (is the server running?)")
+
+
 @pytest.fixture
 def grammar_ignoring_server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), GrammarIgnoringServer)
