@@ -2,11 +2,13 @@
 
 Installing the package ships the hook (autodbg.pth at the root of site-packages, removed by
 `pip uninstall`); these commands only write or remove the marker file that enables it, plus, on
-request, a sitecustomize.py for where the .pth alone is not enough.
+request, a sitecustomize.py for where the .pth alone is not enough. `uninstall --all` also has pip
+remove the package, so that nothing autodbg wrote stays in the venv.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -64,8 +66,10 @@ def register(sub) -> None:
                         "(and runs the venv's own sitecustomize first)")
     p.set_defaults(func=install)
 
-    p = sub.add_parser("uninstall", help="disable the crash hook (the package stays installed)")
+    p = sub.add_parser("uninstall", help="disable the crash hook (with --all, remove autodbg from the venv)")
     p.add_argument("--venv", type=Path, metavar="PATH", help=venv_help)
+    p.add_argument("--all", action="store_true",
+                   help="also remove the package (pip uninstall autodbg): nothing autodbg wrote stays in the venv")
     p.set_defaults(func=uninstall)
 
     p = sub.add_parser("status", help="say whether the crash hook would run, and why")
@@ -102,13 +106,44 @@ def uninstall(args) -> int:
         if venv.previous_sitecustomize.exists():
             os.replace(venv.previous_sitecustomize, venv.sitecustomize)
             print(f"autodbg: restored the previous {venv.sitecustomize}")
+        _remove_compiled(venv)
         did = True
-    if not did:
+    if not did and not args.all:
         print(f"autodbg: the crash hook was not enabled in {venv.prefix}; nothing to do")
-    if venv.pth.is_file():
-        print(f"autodbg: the package stays installed; "
-              f"remove it with `{venv.python} -m pip uninstall autodbg`")
+    if args.all:
+        _remove_package(venv)
+    elif venv.pth.is_file():
+        print("autodbg: the package stays installed; `autodbg uninstall --all` removes it too")
     return 0
+
+
+def _remove_compiled(venv: Venv) -> None:
+    """The bytecode Python wrote for our sitecustomize.py (and for theirs under its kept name), and
+    the __pycache__ folder if that leaves it empty: files of ours too."""
+    for source in (venv.sitecustomize, venv.previous_sitecustomize):
+        _remove(Path(importlib.util.cache_from_source(str(source))))
+    cache = venv.purelib / "__pycache__"
+    try:
+        cache.rmdir()
+    except OSError:
+        pass  # not there, or other modules' bytecode is in it
+
+
+def _remove_package(venv: Venv) -> None:
+    """pip uninstall autodbg, in VENV: the hook's .pth files, the package, its scripts."""
+    if not venv.pth.is_file():
+        print(f"autodbg: the package is not installed in {venv.prefix}")
+        return
+    try:
+        done = subprocess.run([venv.python, "-m", "pip", "uninstall", "--yes", "--quiet", "autodbg"],
+                              capture_output=True, text=True, env={**os.environ, "AUTODBG": "0"}, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise AutodbgError(f"cannot run {venv.python} -m pip: {exc}") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise AutodbgError(f"pip could not remove autodbg from {venv.prefix}: {last} "
+                           "(remove it with the tool that installed it)")
+    print(f"autodbg: removed the package from {venv.prefix}")
 
 
 def status(args) -> int:
@@ -249,6 +284,11 @@ def _model_row() -> tuple[str, str, str]:
         return ("model", "invalid", str(exc))
     if model is None:
         return ("model", "none", f"{source}: evidence only")
+    from autodbg.llm.engine import missing_local_engine
+
+    missing = missing_local_engine()
+    if load_settings().remote is None and missing:
+        return ("model", "no local engine", missing)
     if isinstance(model, Path):
         return ("model", str(model), source)
     here = download.local_path(model, download.hub_cache(load_settings().model_cache))
@@ -287,8 +327,14 @@ def _offer_model() -> None:
 
     settings = load_settings()
     model = resolve_model(settings.model)
-    if not isinstance(model, ModelSpec):
-        return  # the user's own .gguf file, or none
+    if not isinstance(model, ModelSpec) or settings.remote is not None:
+        return  # the user's own .gguf file, none, or a model server
+    from autodbg.llm.engine import missing_local_engine
+
+    missing = missing_local_engine()
+    if missing:
+        print(f"autodbg: {missing}")
+        return
     cache = download.hub_cache(settings.model_cache)
     if download.local_path(model, cache) is not None:
         print(f"autodbg: model {model.id} is here already")

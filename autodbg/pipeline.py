@@ -141,12 +141,15 @@ def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
                               verbose=settings.verbose, proxy=remote.proxy, ca_file=remote.ca_file, ca_dir=remote.ca_dir)
         return engine, ModelInfo(remote.model, remote.base_url, None)
     from autodbg.llm.download import ensure_model, hub_cache, model_sha256
-    from autodbg.llm.engine import Engine, context_size_for, free_cores
+    from autodbg.llm.engine import Engine, context_size_for, free_cores, missing_local_engine
     from autodbg.llm.registry import ModelSpec, resolve_model
 
     spec = resolve_model(settings.model)
     if spec is None:
         return None, None
+    missing = missing_local_engine()
+    if missing:
+        raise AutodbgError(missing)
     cache = hub_cache(settings.model_cache)
     path = ensure_model(spec, cache)
     sha256 = model_sha256(spec, cache)
@@ -162,13 +165,14 @@ def fetch_model(settings: Settings) -> None:
     fetches it, AUTODBG_DOWNLOAD=0 never does, and otherwise the user is asked when stdin and stderr
     are a terminal; without one nothing is fetched, and the error says how to get it."""
     from autodbg.llm import download
+    from autodbg.llm.engine import missing_local_engine
     from autodbg.llm.registry import ModelSpec, resolve_model
 
     if settings.remote is not None or settings.engine_problem is not None:
         return
     spec = resolve_model(settings.model)
-    if not isinstance(spec, ModelSpec) or spec.package:
-        return
+    if not isinstance(spec, ModelSpec) or spec.package or missing_local_engine():
+        return  # nothing to fetch, or nothing to run it with (start_engine says so)
     cache = download.hub_cache(settings.model_cache)
     if download.local_path(spec, cache) is not None:
         return

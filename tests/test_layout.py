@@ -239,3 +239,35 @@ def test_version_and_license():
     assert run.returncode == 0 and run.stdout == f"autodbg {autodbg.__version__}\n"
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license"]
     assert declared == "MIT" and (REPO / "LICENSE").read_text().startswith("MIT License\n")
+
+
+# Modules of the local engine's worker: what they import comes with the `local` extra.
+LOCAL_ENGINE = {"autodbg.llm.worker", "autodbg.llm.sampling"}
+PROVIDED = {"pytest": "autodbg.entry.pytest_plugin",  # pytest loads the plugin: it is there already
+            "_autodbg_prev_sitecustomize": "autodbg._hook.sitecustomize"}  # the venv's own, kept by install
+
+
+def test_every_imported_package_is_declared():
+    import importlib.metadata
+    import sys
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    names = lambda requirements: {Requirement(r).name.lower().replace("_", "-") for r in requirements}
+    core, local = names(project["dependencies"]), names(project["optional-dependencies"]["local"])
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = []
+    for path in PACKAGE.rglob("*.py"):
+        module = module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imported = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                        [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for top in {name.split(".")[0] for name in imported} - set(sys.stdlib_module_names) - {"autodbg"}:
+                if PROVIDED.get(top) == module:
+                    continue
+                wanted = {d.lower().replace("_", "-") for d in distributions.get(top, [top])}
+                if not wanted & (core | local if module in LOCAL_ENGINE else core):
+                    undeclared.append(f"{module} imports {top} ({', '.join(sorted(wanted))})")
+    assert not undeclared, "\n".join(sorted(set(undeclared)))
