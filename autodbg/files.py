@@ -1,7 +1,6 @@
 """Where autodbg keeps its files, and how it writes and removes them without being turned against you.
 
-Paths, under platformdirs' user dirs for autodbg:
-    cache_root()/models/        huggingface_hub cache of downloaded models
+Paths, under platformdirs' user dirs for autodbg (models themselves are in the Hugging Face cache):
     cache_root()/verified/      one sidecar per verified model file (private)
     cache_root()/locks/         one pull of a model at a time, across processes
     cache_root()/prompt-state/  saved llama.cpp prompt state (private)
@@ -17,6 +16,7 @@ removed and the target is untouched.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -37,11 +37,6 @@ def cache_root() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("autodbg", appauthor=False))
-
-
-def models_dir() -> Path:
-    """autodbg's own model cache, in huggingface_hub's layout (its `cache_dir`)."""
-    return cache_root() / "models"
 
 
 def verified_dir() -> Path:
@@ -102,6 +97,23 @@ def _new_file_for(target: Path) -> Iterator[tuple[int, Path]]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def head_of(path: Path, size: int) -> bytes | None:
+    """The first SIZE bytes of the regular file at PATH; None where nothing is there, b"" where
+    something else is (a symlink, which is not followed; a folder; a FIFO, which is not waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # a symlink
+            return b""
+        raise
+    try:
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
 
 
 def private_dir(path: Path) -> Path:

@@ -2,11 +2,13 @@
 
 Installing the package ships the hook (autodbg.pth at the root of site-packages, removed by
 `pip uninstall`); these commands only write or remove the marker file that enables it, plus, on
-request, a sitecustomize.py for where the .pth alone is not enough.
+request, a sitecustomize.py for where the .pth alone is not enough. `uninstall --all` also has pip
+remove the package, so that nothing autodbg wrote stays in the venv.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -17,8 +19,9 @@ from pathlib import Path
 
 from autodbg import _boot
 from autodbg.errors import AutodbgError
-from autodbg.terminal import is_tty
 from autodbg.files import write_shared
+from autodbg.terminal import is_tty
+from autodbg.textsafe import terminal_safe
 
 # One source of truth, sitecustomize_template/sitecustomize.py: this path is a symlink to it in
 # the checkout, and the wheel holds the file itself.
@@ -63,8 +66,10 @@ def register(sub) -> None:
                         "(and runs the venv's own sitecustomize first)")
     p.set_defaults(func=install)
 
-    p = sub.add_parser("uninstall", help="disable the crash hook (the package stays installed)")
+    p = sub.add_parser("uninstall", help="disable the crash hook (with --all, remove autodbg from the venv)")
     p.add_argument("--venv", type=Path, metavar="PATH", help=venv_help)
+    p.add_argument("--all", action="store_true",
+                   help="also remove the package (pip uninstall autodbg): nothing autodbg wrote stays in the venv")
     p.set_defaults(func=uninstall)
 
     p = sub.add_parser("status", help="say whether the crash hook would run, and why")
@@ -101,13 +106,44 @@ def uninstall(args) -> int:
         if venv.previous_sitecustomize.exists():
             os.replace(venv.previous_sitecustomize, venv.sitecustomize)
             print(f"autodbg: restored the previous {venv.sitecustomize}")
+        _remove_compiled(venv)
         did = True
-    if not did:
+    if not did and not args.all:
         print(f"autodbg: the crash hook was not enabled in {venv.prefix}; nothing to do")
-    if venv.pth.is_file():
-        print(f"autodbg: the package stays installed; "
-              f"remove it with `{venv.python} -m pip uninstall autodbg`")
+    if args.all:
+        _remove_package(venv)
+    elif venv.pth.is_file():
+        print("autodbg: the package stays installed; `autodbg uninstall --all` removes it too")
     return 0
+
+
+def _remove_compiled(venv: Venv) -> None:
+    """The bytecode Python wrote for our sitecustomize.py (and for theirs under its kept name), and
+    the __pycache__ folder if that leaves it empty: files of ours too."""
+    for source in (venv.sitecustomize, venv.previous_sitecustomize):
+        _remove(Path(importlib.util.cache_from_source(str(source))))
+    cache = venv.purelib / "__pycache__"
+    try:
+        cache.rmdir()
+    except OSError:
+        pass  # not there, or other modules' bytecode is in it
+
+
+def _remove_package(venv: Venv) -> None:
+    """pip uninstall autodbg, in VENV: the hook's .pth files, the package, its scripts."""
+    if not venv.pth.is_file():
+        print(f"autodbg: the package is not installed in {venv.prefix}")
+        return
+    try:
+        done = subprocess.run([venv.python, "-m", "pip", "uninstall", "--yes", "--quiet", "autodbg"],
+                              capture_output=True, text=True, env={**os.environ, "AUTODBG": "0"}, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise AutodbgError(f"cannot run {venv.python} -m pip: {exc}") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise AutodbgError(f"pip could not remove autodbg from {venv.prefix}: {last} "
+                           "(remove it with the tool that installed it)")
+    print(f"autodbg: removed the package from {venv.prefix}")
 
 
 def status(args) -> int:
@@ -240,30 +276,32 @@ def _model_row() -> tuple[str, str, str]:
 
     from autodbg.settings import load_settings
 
+    setting = load_settings().model
+    source = f"AUTODBG_MODEL={setting}" if setting else "the default (AUTODBG_MODEL chooses another)"
     try:
-        setting = load_settings().model
-        source = f"AUTODBG_MODEL={setting}" if setting else "the default (AUTODBG_MODEL chooses another)"
         model = resolve_model(setting)
     except AutodbgError as exc:
         return ("model", "invalid", str(exc))
     if model is None:
         return ("model", "none", f"{source}: evidence only")
+    from autodbg.llm.engine import missing_local_engine
+
+    missing = missing_local_engine()
+    if load_settings().remote is None and missing:
+        return ("model", "no local engine", missing)
     if isinstance(model, Path):
         return ("model", str(model), source)
-    here = download.local_path(model)
+    here = download.local_path(model, download.hub_cache(load_settings().model_cache))
     return ("model", model.id, f"{source}; " + (str(here) if here else str(download.missing(model))))
 
 
 def _setting_rows() -> list[tuple[str, str, str]]:
-    """Each setting given anywhere, its value and where it came from."""
-    from autodbg.settings import setting_sources
+    """Each setting given anywhere, its value and where it came from; then what is wrong with them."""
+    from autodbg.settings import load_settings, setting_sources
 
-    try:
-        found = setting_sources()
-    except AutodbgError as exc:
-        return [("settings", "invalid", str(exc))]
-    return [(variable, "<set>" if variable == "AUTODBG_API_KEY" else setting.value or '""', f"from {setting.source}")
-            for variable, setting in sorted(found.items())]
+    rows = [(variable, "<set>" if variable == "AUTODBG_API_KEY" else setting.value or '""', f"from {setting.source}")
+            for variable, setting in sorted(setting_sources().found.items())]
+    return rows + [("warning", "", terminal_safe(warning)) for warning in load_settings().warnings]
 
 
 def _probe_rows() -> list[tuple[str, str, str]]:
@@ -272,10 +310,7 @@ def _probe_rows() -> list[tuple[str, str, str]]:
     from autodbg.probe.sandbox import layers
     from autodbg.settings import load_settings
 
-    try:
-        wanted = load_settings().probe
-    except AutodbgError:
-        wanted = True  # the model row already says what is wrong
+    wanted = load_settings().probe
     if not available():
         return [("probe", "inline", "no os.fork here: program code is looked at in the crashed process, no calls")]
     if not wanted:
@@ -292,26 +327,33 @@ def _offer_model() -> None:
 
     settings = load_settings()
     model = resolve_model(settings.model)
-    if not isinstance(model, ModelSpec):
-        return  # the user's own .gguf file, or none
-    if download.local_path(model) is not None:
+    if not isinstance(model, ModelSpec) or settings.remote is not None:
+        return  # the user's own .gguf file, none, or a model server
+    from autodbg.llm.engine import missing_local_engine
+
+    missing = missing_local_engine()
+    if missing:
+        print(f"autodbg: {missing}")
+        return
+    cache = download.hub_cache(settings.model_cache)
+    if download.local_path(model, cache) is not None:
         print(f"autodbg: model {model.id} is here already")
         return
     pull = f"autodbg model pull {model.id}"
     can_ask = is_tty(sys.stdin) and is_tty(sys.stdout)
-    if model.package or not can_ask or not settings.download:
+    if model.package or settings.download is False or (settings.download is None and not can_ask):
         print(f"autodbg: {download.missing(model)}")
         return
-    size = f" ({model.size / 1e9:.1f} GB)" if model.size else ""
+    if settings.download is None:  # asked; AUTODBG_DOWNLOAD=1 downloads without asking
+        try:
+            answer = input(f"Download {model.id} ({download.size_text(model.size)}) to {cache} now? [Y/n] ")
+        except EOFError:
+            answer = "n"
+        if answer.strip().lower() not in ("", "y", "yes"):
+            print(f"autodbg: later, `{pull}` downloads it")
+            return
     try:
-        answer = input(f"Download the model {model.id}{size} now? [Y/n] ")
-    except EOFError:
-        answer = "n"
-    if answer.strip().lower() not in ("", "y", "yes"):
-        print(f"autodbg: later, `{pull}` downloads it")
-        return
-    try:
-        path = download.pull(model)
+        path = download.pull(model, cache)
     except AutodbgError as exc:
         raise AutodbgError(f"{exc} (the crash hook is enabled; retry with `{pull}`)") from None
     print(f"autodbg: model saved to {path}")

@@ -14,7 +14,7 @@ def register(sub) -> None:
     actions.add_parser("list", help="the known models and whether they are here").set_defaults(func=list_models)
     for name, func, text in (("pull", pull, "download a model (once) and verify it"),
                              ("path", path, "print the path of a model's file here"),
-                             ("rm", remove, "delete autodbg's downloaded copy of a model"),
+                             ("rm", remove, "delete a downloaded model from the model cache"),
                              ("verify", verify, "re-check a model's file against its sha256 now")):
         action = actions.add_parser(name, help=text)
         action.add_argument("id", metavar="ID", help="a model id from `autodbg model list`")
@@ -22,39 +22,26 @@ def register(sub) -> None:
 
 
 def list_models(args) -> int:
-    from autodbg.files import models_dir
-    from autodbg.llm.download import local_path
+    from autodbg.llm.download import local_path, size_text
     from autodbg.llm.registry import load_registry
 
+    cache = _cache()
     rows = [("", "ID", "SIZE", "HERE", "NOTE")]
     for spec in load_registry().values():
-        rows.append(("*" if spec.default else "", spec.id, _size(spec.size),
-                     _where(spec, local_path(spec), models_dir()), spec.note))
+        here = local_path(spec, cache)
+        rows.append(("*" if spec.default else "", spec.id, size_text(spec.size),
+                     "-" if here is None else "package" if spec.package else "yes", spec.note))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         print("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths)), row[4]]))
-    print("* default; pick another with AUTODBG_MODEL=ID")
+    print(f"* default; pick another with AUTODBG_MODEL=ID. Downloads go to {cache}")
     return 0
-
-
-def _size(size: int | None) -> str:
-    if size is None:
-        return "?"
-    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
-
-
-def _where(spec, path: Path | None, ours: Path) -> str:
-    if path is None:
-        return "-"
-    if spec.package:
-        return "package"
-    return "autodbg cache" if path.is_relative_to(ours) else "HF cache"
 
 
 def pull(args) -> int:
     from autodbg.llm import download
 
-    print(download.pull(_spec(args.id)))
+    print(download.pull(_spec(args.id), _cache()))
     return 0
 
 
@@ -62,7 +49,7 @@ def path(args) -> int:
     from autodbg.llm.download import local_path, missing
 
     spec = _spec(args.id)
-    found = local_path(spec)
+    found = local_path(spec, _cache())
     if found is None:
         raise missing(spec)
     print(found)
@@ -72,7 +59,7 @@ def path(args) -> int:
 def remove(args) -> int:
     from autodbg.llm import download
 
-    print(f"removed {download.remove(_spec(args.id))}")
+    print(f"removed {download.remove(_spec(args.id), _cache())}")
     return 0
 
 
@@ -80,8 +67,16 @@ def verify(args) -> int:
     from autodbg.llm import download
 
     spec = _spec(args.id)
-    print(f"{spec.id}: sha256 ok ({download.verify(spec)})")
+    print(f"{spec.id}: sha256 ok ({download.verify(spec, _cache())})")
     return 0
+
+
+def _cache() -> Path:
+    """The model cache: AUTODBG_MODEL_CACHE, else the Hugging Face cache."""
+    from autodbg.llm.download import hub_cache
+    from autodbg.settings import load_settings
+
+    return hub_cache(load_settings().model_cache)
 
 
 def _spec(model_id: str):

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -21,7 +22,7 @@ from pathlib import Path
 from rich.text import Text
 
 from autodbg.errors import AutodbgError, HangTimeout
-from autodbg.files import write_private
+from autodbg.files import head_of, write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.crash import CrashSession
 from autodbg.records import Hang, Label, ModelInfo, Probe, Result, Turn
@@ -31,6 +32,8 @@ from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
 from autodbg.version import __version__
 
+# How every report write_report writes begins (Result.to_json's first keys): what it may replace.
+REPORT_START = re.compile(rb'\{\s*"schema_version": \d+,\s*"autodbg_version": ')
 MAX_CONTEXT = 4096  # tokens: the dossier and a few turns fit; more only costs memory and time
 SPECTRUM_SECONDS = 15.0  # the program's tests run once under a line tracer, before the search
 JUDGE_SECONDS = 30.0  # one run of the program's related tests, at most
@@ -48,13 +51,10 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     interruption (KeyboardInterrupt, or the pytest watchdog's HangTimeout; INTERRUPTED_BY says which)
     is investigated as a hang only when the program was stuck; otherwise it gets where it was, and
     nothing else (no model is loaded)."""
-    started = time.monotonic()
     console = console or make_console()
-    try:
-        settings = settings or load_settings()
-    except AutodbgError as err:
-        console.print(Text(f"autodbg: {err}"), soft_wrap=True)  # one line, however long
-        return None
+    settings = settings or load_settings()
+    for warning in settings.warnings:  # a bad setting: one line each, and its default stands
+        console.print(Text(terminal_safe(f"autodbg: {warning}"), style="dim"), soft_wrap=True)
     hang = None
     if isinstance(exc, (KeyboardInterrupt, HangTimeout)):
         session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
@@ -62,10 +62,18 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
         if hang is None or not hang.stuck:
             return None
     engine, model, reason = None, None, None
-    try:  # first, so the model loads while the evidence is gathered
-        engine, model = start_engine(settings)
+    try:
+        fetch_model(settings)
+    except KeyboardInterrupt:  # Ctrl-C at the question or during the download: the evidence still comes
+        reason = "model download interrupted"
     except Exception as err:
         reason = failure_reason(err)
+    started = time.monotonic()  # the budget starts after the user's answer and a download
+    if reason is None:
+        try:  # first, so the model loads while the evidence is gathered
+            engine, model = start_engine(settings)
+        except Exception as err:
+            reason = failure_reason(err)
     worker_started = time.monotonic()
     result = None
     try:
@@ -93,7 +101,9 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     result.fallback_reason = reason
     result.timings.total = round(time.monotonic() - started, 3)
     if settings.report_path:
-        write_report(session.scrubbed(result), settings.report_path)
+        problem = write_report(session.scrubbed(result), settings.report_path)
+        if problem:
+            console.print(Text(terminal_safe(f"autodbg: {problem}")), soft_wrap=True)
     return result
 
 
@@ -124,10 +134,11 @@ def failure_reason(err: Exception) -> str:
 
 def explain(session: CrashSession) -> str:
     """`why`: investigate from the session's current state and print the summary."""
-    started = time.monotonic()
     engine = None
     try:
         settings = load_settings()
+        fetch_model(settings)
+        started = time.monotonic()
         engine, model = start_engine(settings)
         if engine is None:
             return "no model (AUTODBG_MODEL=none)"
@@ -149,27 +160,68 @@ def explain(session: CrashSession) -> str:
 def start_engine(settings: Settings) -> tuple[Model | None, ModelInfo | None]:
     """Resolve AUTODBG_MODEL, find the file and start the worker; (None, None) for none.
     With AUTODBG_ENGINE=remote, the model server instead (it is probed when first used)."""
+    if settings.engine_problem is not None:
+        raise AutodbgError(settings.engine_problem)
     if settings.remote is not None:
         from autodbg.llm.remote import RemoteEngine
 
         remote = settings.remote
         engine = RemoteEngine(remote.base_url, remote.model, api_key=remote.api_key, n_ctx=remote.context,
-                              verbose=settings.verbose)
+                              verbose=settings.verbose, proxy=remote.proxy, ca_file=remote.ca_file, ca_dir=remote.ca_dir)
         return engine, ModelInfo(remote.model, remote.base_url, None)
-    from autodbg.llm.download import ensure_model, model_sha256
-    from autodbg.llm.engine import Engine, context_size_for, free_cores
+    from autodbg.llm.download import ensure_model, hub_cache, model_sha256
+    from autodbg.llm.engine import Engine, context_size_for, free_cores, missing_local_engine
     from autodbg.llm.registry import ModelSpec, resolve_model
 
     spec = resolve_model(settings.model)
     if spec is None:
         return None, None
-    path = ensure_model(spec, interactive=is_tty(sys.stdin) and is_tty(sys.stderr))
-    sha256 = model_sha256(spec)
+    missing = missing_local_engine()
+    if missing:
+        raise AutodbgError(missing)
+    cache = hub_cache(settings.model_cache)
+    path = ensure_model(spec, cache)
+    sha256 = model_sha256(spec, cache)
     trained = spec.context_length if isinstance(spec, ModelSpec) else MAX_CONTEXT
     n_ctx = context_size_for(path.stat().st_size, trained, MAX_CONTEXT)
     engine = Engine(path, threads=settings.threads or free_cores(), n_ctx=n_ctx, state_key=sha256 or str(path))
     engine.start()
     return engine, ModelInfo(spec.id if isinstance(spec, ModelSpec) else path.name, str(path), sha256)
+
+
+def fetch_model(settings: Settings) -> None:
+    """Download the registry model when it is not here yet and the user wants it: AUTODBG_DOWNLOAD=1
+    fetches it, AUTODBG_DOWNLOAD=0 never does, and otherwise the user is asked when stdin and stderr
+    are a terminal; without one nothing is fetched, and the error says how to get it."""
+    from autodbg.llm import download
+    from autodbg.llm.engine import missing_local_engine
+    from autodbg.llm.registry import ModelSpec, resolve_model
+
+    if settings.remote is not None or settings.engine_problem is not None:
+        return
+    spec = resolve_model(settings.model)
+    if not isinstance(spec, ModelSpec) or spec.package or missing_local_engine():
+        return  # nothing to fetch, or nothing to run it with (start_engine says so)
+    cache = download.hub_cache(settings.model_cache)
+    if download.local_path(spec, cache) is not None:
+        return
+    if settings.download is False:
+        raise download.missing(spec, "not downloaded yet, and AUTODBG_DOWNLOAD=0")
+    if download.hub_offline():
+        raise download.missing(spec, "not downloaded yet, and HF_HUB_OFFLINE is set")
+    if settings.download is None:
+        if not (is_tty(sys.stdin) and is_tty(sys.stderr)):
+            raise download.missing(spec)
+        if not ask_yes(f"Download {spec.id} ({download.size_text(spec.size)}) to {cache}? [y/N] "):
+            raise download.missing(spec, "not downloaded: you said no")
+    download.pull(spec, cache)
+
+
+def ask_yes(question: str) -> bool:
+    """QUESTION on stderr, the answer from stdin (both the terminal); yes only when it says so."""
+    sys.stderr.write(terminal_safe(question))
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def search_fixes(session: CrashSession, result: Result, settings: Settings, console, started: float) -> None:
@@ -328,7 +380,15 @@ def new_result(session: CrashSession, thread_name: str | None) -> Result:
                   cwd=os.getcwd(), thread=thread_name, dossier=dossier, probe=Probe(session.mode, session.evidence or "ok"))
 
 
-def write_report(result: Result, path: str) -> None:
+def write_report(result: Result, path: str) -> str | None:
     """Write atomically, so a reader never sees half a report, and private (0600): it holds argv,
-    the working directory and the program's values."""
-    write_private(Path(path), json.dumps(result.to_json(), indent=2, default=str))
+    the working directory and the program's values. Only a report autodbg wrote is replaced; return
+    why nothing was written, if it was not."""
+    try:
+        there = head_of(Path(path), 256)
+        if there is not None and not REPORT_START.match(there):
+            return f"not writing the report to {path}: something autodbg did not write is there"
+        write_private(Path(path), json.dumps(result.to_json(), indent=2, default=str))
+    except OSError as err:
+        return f"cannot write the report to {path}: {err.strerror or err}"
+    return None

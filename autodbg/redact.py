@@ -28,6 +28,7 @@ import bisect
 import functools
 import os
 import re
+import subprocess
 import sys
 import types
 from collections.abc import Iterable, Sequence
@@ -226,6 +227,43 @@ def parse_additions(entries: Iterable[str]) -> tuple[frozenset[str], tuple[re.Pa
                 raise AutodbgError(f"redact name {entry!r} is not a name (write `re:PATTERN` for a pattern)")
             words.add(entry.lower().replace("_", "").replace("-", ""))
     return frozenset(words), tuple(patterns)
+
+
+PATTERN_SECONDS = 1.0  # for a user's pattern to run over the trial texts, Python's start included
+
+# Run in a child process, which a pattern that backtracks catastrophically cannot hang: the
+# pattern (on stdin) over long runs of each character it names and of common ones, and of them all
+# in turn, each run ended by a character no such pattern expects -- the texts that make nested
+# quantifiers (`(a+)+$`, `(\w+\s?)*$`) try every way to split the run. Redaction reads texts of this length.
+_PATTERN_TRIAL = r"""
+import re, sys
+pattern = re.compile(sys.stdin.read())
+chars = sorted({c for c in pattern.pattern if c.isalnum()} | set("aA0 _-.:/=@"))
+for text in [c * 2000 + "\x00" for c in chars] + ["".join(chars) * 60 + "\x00"]:
+    for _ in pattern.finditer(text):
+        pass
+"""
+
+
+@functools.cache
+def pattern_problem(pattern: str) -> str | None:
+    """Why the user's regular expression PATTERN cannot redact, or None: it must compile, and run
+    over the trial texts within PATTERN_SECONDS (a heuristic: no test finds every slow pattern)."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"is not a valid regular expression: {exc}"
+    try:
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", _PATTERN_TRIAL], input=pattern, text=True,
+                              capture_output=True, timeout=PATTERN_SECONDS)
+    except subprocess.TimeoutExpired:
+        return f"took more than {PATTERN_SECONDS:g} s over a trial text (it backtracks catastrophically)"
+    except OSError as exc:
+        return f"could not be tried ({exc.strerror})"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"could not be tried ({last})"
+    return None
 
 
 # --- the redactor ----------------------------------------------------------------------------

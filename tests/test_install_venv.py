@@ -209,10 +209,10 @@ def test_isolated_no_site_and_dash_c(v, w, crash_script):
     assert "autodbg" in dash_c.stderr.split("ZeroDivisionError: division by zero\n", 1)[1]
 
 
-def test_in_a_terminal_install_asks_before_downloading(v):
+def test_in_a_terminal_install_asks_before_downloading(v, cache):
     status, _, terminal = run_in_terminal([v.autodbg, "install"], env=v.env(), typed="n\n")
     assert status == 0
-    assert f"Download the model {default_model_id()}" in terminal and "[Y/n]" in terminal
+    assert f"Download {default_model_id()} (1.1 GB) to {cache / 'hf' / 'hub'} now? [Y/n]" in terminal
     assert f"later, `autodbg model pull {default_model_id()}` downloads it" in terminal
     status, _, terminal = run_in_terminal([v.autodbg, "install"], env=v.env(AUTODBG_DOWNLOAD="0"), typed="")
     assert status == 0 and "[Y/n]" not in terminal

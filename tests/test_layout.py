@@ -75,12 +75,16 @@ def test_the_import_graph_has_no_cycle():
     boot = ast.parse(files["autodbg._boot"].read_text(encoding="utf-8")).body
     assert {alias.name for node in boot if isinstance(node, ast.Import) for alias in node.names} == {"os", "sys"}
     assert not [node for node in boot if isinstance(node, ast.ImportFrom)]
+    # And what it imports then, to remember the settings before the program runs: nothing.
+    startup = ast.parse(files["autodbg.startup"].read_text(encoding="utf-8"))
+    assert [alias.name for node in ast.walk(startup) if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names] == ["os"]
 
 
 # The floors of the house, from the ground up: a module imports only from its own floor or below.
 # Each entry is a package (all its modules) or one module.
 FLOORS = [
-    ["autodbg.errors", "autodbg.version", "autodbg.records", "autodbg.textsafe", "autodbg.channel", "autodbg.files",
+    ["autodbg.startup", "autodbg.errors", "autodbg.version", "autodbg.records", "autodbg.textsafe", "autodbg.channel", "autodbg.files",
      "autodbg.terminal", "autodbg.redact", "autodbg.settings"],
     ["autodbg.probe"],  # runs a function in a sandboxed fork: knows nothing of debugging
     ["autodbg.frames"],
@@ -93,7 +97,7 @@ FLOORS = [
     ["autodbg.program"],
     ["autodbg.investigate"],
     ["autodbg.pipeline"],
-    ["autodbg._boot", "autodbg._hook", "autodbg.run", "autodbg.entry", "autodbg.installer", "autodbg.model_cli",
+    ["autodbg._boot", "autodbg._hook", "autodbg.run", "autodbg.entry", "autodbg.installer", "autodbg.model_cli", "autodbg.trust_cli",
      "autodbg.bench", "autodbg.corpus", "autodbg.cli", "autodbg.__main__", "autodbg"],
 ]
 
@@ -243,3 +247,35 @@ def test_version_and_license():
     assert run.returncode == 0 and run.stdout == f"autodbg {autodbg.__version__}\n"
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license"]
     assert declared == "MIT" and (REPO / "LICENSE").read_text().startswith("MIT License\n")
+
+
+# Modules of the local engine's worker: what they import comes with the `local` extra.
+LOCAL_ENGINE = {"autodbg.llm.worker", "autodbg.llm.sampling"}
+PROVIDED = {"pytest": "autodbg.entry.pytest_plugin",  # pytest loads the plugin: it is there already
+            "_autodbg_prev_sitecustomize": "autodbg._hook.sitecustomize"}  # the venv's own, kept by install
+
+
+def test_every_imported_package_is_declared():
+    import importlib.metadata
+    import sys
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    names = lambda requirements: {Requirement(r).name.lower().replace("_", "-") for r in requirements}
+    core, local = names(project["dependencies"]), names(project["optional-dependencies"]["local"])
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = []
+    for path in PACKAGE.rglob("*.py"):
+        module = module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imported = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                        [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for top in {name.split(".")[0] for name in imported} - set(sys.stdlib_module_names) - {"autodbg"}:
+                if PROVIDED.get(top) == module:
+                    continue
+                wanted = {d.lower().replace("_", "-") for d in distributions.get(top, [top])}
+                if not wanted & (core | local if module in LOCAL_ENGINE else core):
+                    undeclared.append(f"{module} imports {top} ({', '.join(sorted(wanted))})")
+    assert not undeclared, "\n".join(sorted(set(undeclared)))

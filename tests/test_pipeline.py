@@ -44,8 +44,12 @@ def test_a_closed_stdin_keeps_the_evidence_and_the_model(tmp_path):
     assert report["model"]["id"] == "smollm2-135m" and report["timings"]["model_load"] > 0
 
 
+# A model not downloaded yet: whether to ask about it reads the broken stdin.
+NOT_HERE = {"AUTODBG_MODEL": "qwen2.5-coder-0.5b", "HF_HUB_OFFLINE": "0"}
+
+
 def test_any_error_starting_the_model_is_a_fallback_reason(tmp_path):
-    run, report = crash(tmp_path, BROKEN_STDIN, AUTODBG_MODEL="smollm2-135m")
+    run, report = crash(tmp_path, BROKEN_STDIN, HF_HOME=str(tmp_path / "hf"), **NOT_HERE)
     assert report["fallback_reason"] == "model unavailable: RuntimeError: stdin broke"
     assert report["dossier"]["frames"][0]["line_values"] == [{"expr": "count", "value": "0"}]
     ours = run.stderr.split("autodbg · evidence", 1)[1]
@@ -54,7 +58,7 @@ def test_any_error_starting_the_model_is_a_fallback_reason(tmp_path):
 
 
 def test_autodbg_debug_shows_autodbgs_own_traceback(tmp_path):
-    run, report = crash(tmp_path, BROKEN_STDIN, AUTODBG_MODEL="smollm2-135m", AUTODBG_DEBUG="1")
+    run, report = crash(tmp_path, BROKEN_STDIN, HF_HOME=str(tmp_path / "hf"), AUTODBG_DEBUG="1", **NOT_HERE)
     before_evidence = run.stderr.split("autodbg · evidence", 1)[0]
     ours = before_evidence.split("ZeroDivisionError: division by zero", 1)[1]
     assert "Traceback (most recent call last):" in ours and "autodbg/pipeline.py" in ours

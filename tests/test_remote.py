@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from autodbg.errors import AutodbgError
 from autodbg.debugger.grammar import live_state, step_grammar
 from autodbg.investigate.loop import parse_step
 from autodbg.llm.model import EngineError
@@ -289,6 +288,54 @@ class GrammarIgnoringServer(BaseHTTPRequestHandler):
         pass
 
 
+class RecordingServer(GrammarIgnoringServer):
+    """The same server, speaking HTTP/1.1 (so a connection may carry several requests), recording
+    each request's connection and request line: what a proxy in front of the server would see."""
+
+    protocol_version = "HTTP/1.1"
+    seen: list[tuple[int, str]] = []  # (the client's port, the request line)
+
+    def parse_request(self):
+        ok = super().parse_request()
+        self.seen.append((self.client_address[1], self.requestline))
+        if self.path.startswith("http://"):  # a proxy's request: the absolute URL
+            self.path = "/" + self.path.split("/", 3)[3]
+        return ok
+
+
+@pytest.fixture
+def recording_server():
+    RecordingServer.seen = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), RecordingServer)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", RecordingServer.seen
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_one_connection_is_kept_alive_for_the_requests(recording_server):
+    url, seen = recording_server
+    engine = RemoteEngine(f"{url}/v1", "echo")
+    fails(engine)  # /v1/models, /props, /extras/tokenize/count, then the grammar check
+    assert [line.split()[:2] for _, line in seen] == [["GET", "/v1/models"], ["GET", "/props"],
+                                                      ["POST", "/extras/tokenize/count"], ["POST", "/v1/chat/completions"]]
+    assert len({port for port, _ in seen}) == 1
+    engine.close()
+
+
+def test_requests_go_through_the_proxy(recording_server):
+    proxy, seen = recording_server  # it answers as the server behind it would
+    message = fails(RemoteEngine("http://gpu-box.invalid:8080/v1", "echo", proxy=proxy))
+    assert "it ignored the grammar" in message  # the name resolved nowhere: only the proxy could answer
+    assert seen[0][1] == "GET http://gpu-box.invalid:8080/v1/models HTTP/1.1"
+
+
+def test_a_proxy_that_is_down_says_so():
+    proxy = f"http://127.0.0.1:{free_port()}"
+    message = fails(RemoteEngine("http://gpu-box.invalid:8080/v1", "echo", proxy=proxy))
+    assert message.endswith(f"refused the connection through the proxy {proxy} (is the server running?)")
+
+
 @pytest.fixture
 def grammar_ignoring_server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), GrammarIgnoringServer)
@@ -334,28 +381,41 @@ def test_remote_settings(config_home):
     assert load_settings(REMOTE).remote.api_key is None  # no key anywhere: for servers without one
 
 
+def test_the_proxy_and_certificates_are_the_start_up_environments(config_home):
+    proxied = {**REMOTE, "HTTP_PROXY": "http://proxy:3128", "SSL_CERT_FILE": "/etc/corp-ca.pem"}
+    remote = load_settings(proxied).remote
+    assert (remote.proxy, remote.ca_file, remote.ca_dir) == ("http://proxy:3128", "/etc/corp-ca.pem", None)
+    assert load_settings({**proxied, "http_proxy": "http://lower:1"}).remote.proxy == "http://lower:1"  # as curl
+    assert load_settings({**proxied, "NO_PROXY": "localhost,gpu-box"}).remote.proxy is None
+    assert load_settings({**REMOTE, "ALL_PROXY": "socks5://s:1080"}).remote.proxy == "socks5://s:1080"
+
+
 def test_the_api_key_file_is_read_only_when_only_its_owner_may_read_it(config_home):
     config_home.write_text("k-from-file\n")
     config_home.chmod(0o600)
     assert load_settings(REMOTE).remote.api_key == "k-from-file"
     assert load_settings({**REMOTE, "AUTODBG_API_KEY": "k-env"}).remote.api_key == "k-env"
     config_home.chmod(0o644)
-    with pytest.raises(AutodbgError, match=f"^{config_home} is open to other users \\(mode 644\\): chmod 600 {config_home}$"):
-        load_settings(REMOTE)
+    settings = load_settings(REMOTE)
+    assert settings.remote.api_key is None
+    assert settings.warnings == (f"{config_home} is open to other users (mode 644): chmod 600 {config_home} (no API key sent)",)
 
 
-@pytest.mark.parametrize("environ, message", [
-    ({"AUTODBG_ENGINE": "gpu"}, "AUTODBG_ENGINE must be local or remote, not 'gpu'"),
+@pytest.mark.parametrize("environ, problem", [
     ({"AUTODBG_ENGINE": "remote"}, "AUTODBG_ENGINE=remote needs AUTODBG_BASE_URL (like http://gpu-box:8080/v1)"),
     ({**REMOTE, "AUTODBG_BASE_URL": "gpu-box:8080/v1"}, "AUTODBG_BASE_URL='gpu-box:8080/v1' is not an http:// or https:// URL"),
     ({**REMOTE, "AUTODBG_BASE_URL": "http://gpu-box:80a/v1"}, "AUTODBG_BASE_URL='http://gpu-box:80a/v1' has a bad port"),
     ({**REMOTE, "AUTODBG_REMOTE_MODEL": ""}, "AUTODBG_ENGINE=remote needs AUTODBG_REMOTE_MODEL (a model id the server lists at /v1/models)"),
-    ({**REMOTE, "AUTODBG_REMOTE_CONTEXT": "lots"}, "AUTODBG_REMOTE_CONTEXT='lots' is not a number"),
 ])
-def test_bad_remote_settings_are_one_line(config_home, environ, message):
-    with pytest.raises(AutodbgError) as caught:
-        load_settings(environ)
-    assert str(caught.value) == message
+def test_incomplete_remote_settings_leave_the_evidence_and_say_why(config_home, environ, problem):
+    settings = load_settings(environ)
+    assert (settings.remote, settings.engine_problem) == (None, problem)
+
+
+def test_a_bad_remote_context_is_a_warning(config_home):
+    settings = load_settings({**REMOTE, "AUTODBG_REMOTE_CONTEXT": "lots"})
+    assert settings.remote.context is None
+    assert settings.warnings == ("AUTODBG_REMOTE_CONTEXT='lots' in the environment is not a number: using the default (unset)",)
 
 
 # --- a real crash, end to end ------------------------------------------------------------------

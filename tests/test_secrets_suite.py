@@ -352,5 +352,6 @@ def test_a_bad_autodbg_redact_is_one_line(tmp_path, hooked):
     env = hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REDACT="re:ACME-(")
     status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "bill.py")], env=env)
     ours = terminal[terminal.index("RuntimeError: cannot bill"):].splitlines()[1:]
-    assert status == 1 and ours == [("autodbg: AUTODBG_REDACT: redact pattern 're:ACME-(' is not a valid regular "
-                                    "expression: missing ), unterminated subpattern at position 5")]
+    assert status == 1 and ("autodbg: AUTODBG_REDACT (the environment): redact pattern 're:ACME-(' is not a valid "
+                            "regular expression: missing ), unterminated subpattern at position 5 (left out)") in ours[0]
+    assert "autodbg · evidence" in ours[1]  # the pattern is left out; the evidence stays

@@ -12,6 +12,9 @@ import sys
 
 
 def load(ipython) -> None:
+    import autodbg.startup as startup
+
+    startup.remember()  # the environment as the notebook had it when autodbg was loaded
     ipython.set_custom_exc((Exception,), show_and_investigate)
     ipython.register_magic_function(autodbg_magic, "line", "autodbg")
 

@@ -7,7 +7,7 @@ too. A budget per session (at most N investigations, a total time) keeps a suite
 failures from taking an hour; `-x` and `--maxfail` stop it as they stop pytest. Nothing here
 changes a test's outcome or pytest's exit status: whatever fails here becomes one line in the
 section. Loaded in every pytest run of the venv, so it imports nothing of autodbg until a test
-fails with the plugin on.
+fails with the plugin on, but autodbg.startup (stdlib only), which remembers the settings then.
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ from __future__ import annotations
 import time
 
 import pytest
+
+import autodbg.startup as startup
+
+startup.remember()  # as pytest loads its plugins, before any conftest.py can change the environment
 
 DEFAULT_MAX = 5  # investigations per session
 DEFAULT_SECONDS = 300.0  # for all of them
@@ -35,18 +39,12 @@ def pytest_addoption(parser) -> None:
 
 
 def pytest_configure(config) -> None:
-    from autodbg.errors import AutodbgError
     from autodbg.settings import load_settings, turned_off
 
     if turned_off():
         return
     in_worker = hasattr(config, "workerinput")
-    try:
-        wanted = config.getoption("autodbg") or load_settings().pytest
-    except AutodbgError as err:
-        wanted = config.getoption("autodbg")
-        if wanted:
-            config.issue_config_time_warning(pytest.PytestConfigWarning(f"autodbg: {err}"), stacklevel=2)
+    wanted = config.getoption("autodbg") or load_settings().pytest
     if wanted and (not in_worker or config.getoption("autodbg_workers")):
         config.pluginmanager.register(Investigator(config), "autodbg-investigator")
 

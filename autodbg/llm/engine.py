@@ -18,6 +18,18 @@ from autodbg.llm.model import Completion, EngineError, Model
 STATE_LIMIT = 256 << 20  # bytes of saved prompt state kept on disk
 
 
+def missing_local_engine() -> str | None:
+    """Why the local engine cannot run here, or None. llama-cpp-python is the `local` extra: it is
+    built from source, so a plain `pip install autodbg` (evidence, search, remote engine) needs no
+    compiler. Found without importing it: that takes a second, and the worker does it."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return ("the local engine needs llama-cpp-python: pip install 'autodbg[local]' "
+                "(or AUTODBG_ENGINE=remote for a model server)")
+    return None
+
+
 def free_cores() -> int:
     """Cores this process may use that nothing else is running on right now.
 

@@ -3,8 +3,10 @@
 llama.cpp's `llama-server` and llama-cpp-python's `python -m llama_cpp.server` take the grammar
 as a `grammar` field of /v1/chat/completions; vLLM as `structured_outputs: {"grammar": ...}`
 (which replaced `guided_grammar`, removed in vLLM 0.12). Same interface as the local
-`Engine`; every failure is an `EngineError` of one line that names the server. Stdlib only: it
-runs in the crashed process.
+`Engine`; every failure is an `EngineError` of one line that names the server. It runs in the
+crashed process, over httpx: one connection kept alive for the crash's requests, through the proxy
+and with the certificates of the environment autodbg saw at start-up (autodbg.settings.Remote;
+httpx's own reading of the environment is off, since the program may have changed it).
 
 What a server reports varies, so each number comes from where that server keeps it:
 
@@ -21,14 +23,16 @@ counted, MESSAGE_MARKERS tokens per message stand for the chat template's marker
 
 from __future__ import annotations
 
-import http.client
 import json
 import socket
+import ssl
 import sys
 import time
 from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlsplit
+
+import httpx
 
 from autodbg.llm.model import Completion, EngineError, Model
 
@@ -52,7 +56,8 @@ class RemoteEngine(Model):
     """Chat completions under a grammar from one model on one server."""
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, n_ctx: int | None = None,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, proxy: str | None = None, ca_file: str | None = None,
+                 ca_dir: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")  # the OpenAI base, .../v1
         parts = urlsplit(self.base_url)
         self._secure = parts.scheme == "https"
@@ -64,12 +69,20 @@ class RemoteEngine(Model):
         self.api_key = api_key
         self.n_ctx_setting = n_ctx
         self.verbose = verbose
+        self.proxy = proxy
+        self.ca_file, self.ca_dir = ca_file, ca_dir
         self.server: Server | None = None
+        self._client: httpx.Client | None = None  # made at the first request
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
         """Nothing to start: the server runs already, and wait_loaded probes it."""
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
     def wait_loaded(self, deadline: float) -> dict:
         if self.server is None:
@@ -207,31 +220,48 @@ class RemoteEngine(Model):
             headers["Content-Type"] = "application/json"
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        connection_type = http.client.HTTPSConnection if self._secure else http.client.HTTPConnection
-        connection = connection_type(self._host, self._port, timeout=self._time_left(deadline))
         try:
-            connection.connect()
-            sock = connection.sock  # kept: http.client drops it when the reply says Connection: close
-            connection.request(method, path, body=data, headers=headers)
-            response = connection.getresponse()
-            chunks = []
-            while True:
-                sock.settimeout(self._time_left(deadline))  # each read gets what is left, not a fresh timeout
-                chunk = response.read1(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        except TimeoutError:
+            # Each wait (connect, send, the reply) may take what is left; the reply's chunks are
+            # checked against the deadline too, so a server that trickles stops at most one wait later.
+            with self._http().stream(method, self._url(path), content=data, headers=headers,
+                                     timeout=self._time_left(deadline)) as response:
+                chunks = []
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    self._time_left(deadline)
+                status = response.status_code
+        except httpx.TimeoutException:
             raise self._error("did not answer in time") from None
-        except ConnectionRefusedError:
-            raise self._error("refused the connection (is the server running?)") from None
-        except socket.gaierror:
-            raise self._error(f"cannot resolve the host name {self._host!r}") from None
-        except (OSError, http.client.HTTPException) as err:
-            raise self._error(f"the connection failed ({_one_line(str(err) or type(err).__name__, 120)})") from None
-        finally:
-            connection.close()
-        return self._reply(path, response.status, b"".join(chunks), missing_ok)
+        except httpx.HTTPError as err:
+            raise self._error(self._connection_problem(err)) from None
+        return self._reply(path, status, b"".join(chunks), missing_ok)
+
+    def _http(self) -> httpx.Client:
+        """The one client of this engine: its connection is kept alive between requests."""
+        if self._client is None:
+            try:
+                verify = (ssl.create_default_context(cafile=self.ca_file, capath=self.ca_dir)
+                          if self.ca_file or self.ca_dir else True)
+            except (OSError, ssl.SSLError) as err:
+                raise self._error(f"cannot read the certificates {self.ca_file or self.ca_dir}: "
+                                  f"{getattr(err, 'strerror', None) or err}") from None
+            try:
+                self._client = httpx.Client(proxy=self.proxy, verify=verify, trust_env=False)
+            except (ValueError, ImportError) as err:  # a malformed proxy URL; socks5 without socksio
+                raise self._error(f"cannot use the proxy {self.proxy}: {_one_line(str(err), 120)}") from None
+        return self._client
+
+    def _connection_problem(self, err: httpx.HTTPError) -> str:
+        """ERR, from httpx, as what happened to the connection: its root cause is the socket's."""
+        cause: BaseException = err
+        while (cause.__cause__ or cause.__context__) is not None:  # httpx's, httpcore's, then the socket's
+            cause = cause.__cause__ or cause.__context__
+        through = f" through the proxy {self.proxy}" if self.proxy else ""
+        if isinstance(cause, ConnectionRefusedError):
+            return f"refused the connection{through} (is the server running?)"
+        if isinstance(cause, socket.gaierror):
+            return f"cannot resolve the host name {(urlsplit(self.proxy).hostname if self.proxy else self._host)!r}"
+        return f"the connection failed{through} ({_one_line(str(err) or type(err).__name__, 120)})"
 
     def _reply(self, path: str, status: int, raw: bytes, missing_ok: bool) -> dict | None:
         if status == 404 and missing_ok:
