@@ -251,8 +251,9 @@ def test_version_and_license():
 
 # Modules of the local engine's worker: what they import comes with the `local` extra.
 LOCAL_ENGINE = {"autodbg.llm.worker", "autodbg.llm.sampling"}
-PROVIDED = {"pytest": "autodbg.entry.pytest_plugin",  # pytest loads the plugin: it is there already
-            "_autodbg_prev_sitecustomize": "autodbg._hook.sitecustomize"}  # the venv's own, kept by install
+# pytest loads these plugins: it is there already.
+PROVIDED = {"pytest": {"autodbg.entry.pytest_plugin", "autodbg.program.coverage_plugin"},
+            "_autodbg_prev_sitecustomize": {"autodbg._hook.sitecustomize"}}  # the venv's own, kept by install
 
 
 def test_every_imported_package_is_declared():
@@ -273,7 +274,7 @@ def test_every_imported_package_is_declared():
             imported = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                         [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
             for top in {name.split(".")[0] for name in imported} - set(sys.stdlib_module_names) - {"autodbg"}:
-                if PROVIDED.get(top) == module:
+                if module in PROVIDED.get(top, ()):
                     continue
                 wanted = {d.lower().replace("_", "-") for d in distributions.get(top, [top])}
                 if not wanted & (core | local if module in LOCAL_ENGINE else core):
