@@ -1,0 +1,2 @@
+cd "$(dirname "$0")"
+python3 crash.py
