@@ -128,6 +128,8 @@ def test_a_change_of_a_test_or_of_the_driver_that_runs_it_is_refused(project):
         problem = hiding(dossier, Edit(file=file, first=5, last=5, replacement="x = 1\n", origin="model"))
         assert problem is not None and "judges the fix" in problem
     assert hiding(dossier, edit(project, RIGHT)) is None
+    helper = str(project / "tests" / "__init__.py")  # a test helper the crash did not run through: a test all the same
+    assert "judges the fix" in hiding(dossier, Edit(file=helper, first=1, last=1, replacement="x = 1\n", origin="model"))
     assert judging_files(dossier_of(library, str(project / "main.py"))) == set()  # no test ran: nothing judges
 
 

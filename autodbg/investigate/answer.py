@@ -99,7 +99,7 @@ def hiding(dossier: Dossier, edit: Edit) -> str | None:
         return "it rewrites the failing assertion, which is the specification: fix the code it checks"
     if any((filename, n) in specification_lines(dossier) for n in range(first, last + 1)):
         return "it changes the test that runs the failing assertion, not the code the assertion checks"
-    if filename in judging_files(dossier):
+    if is_test_file(filename) or filename in judging_files(dossier):
         return (f"it changes {display_path(filename)}, which judges the fix (a test, or the driver that runs one): "
                 "fix the code it tests")
     if at_crash and does_nothing(replacement):

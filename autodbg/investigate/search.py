@@ -61,7 +61,8 @@ def search_places(dossier: Dossier) -> list[Place]:
     places += [Place(replay.file, line) for replay in dossier.replays for line in replay.lines]
     places += [Place(o.file, o.line) for o in likeliest_first(dossier.origins)]
     judging = judging_files(dossier)
-    return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec and p.file not in judging]
+    return [p for p in dict.fromkeys(places) if (p.file, p.line) not in spec and p.file not in judging
+            and not is_test_file(p.file)]
 
 
 def ranked_places(dossier: Dossier, scores: dict[tuple[str, int], float]) -> list[Place]:

@@ -21,7 +21,7 @@ from autodbg.debugger.grammar import (
 )
 from autodbg.debugger.output import ShownLine
 from autodbg.fix.check import check_fix
-from autodbg.frames.core import display_path, source_lines
+from autodbg.frames.core import display_path, is_test_file, source_lines
 from autodbg.investigate.answer import (
     diagnosis_of, echo, judging_files, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
 )
@@ -251,7 +251,8 @@ class Answers:
         """The shown lines an answer may name: not what judges a fix — for a failing assert the test
         that runs it (investigate.answer.specification_lines), test files and their drivers."""
         spec, judging = specification_lines(self.dossier), judging_files(self.dossier)
-        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in spec and line.file not in judging]
+        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in spec and line.file not in judging
+                and not is_test_file(line.file)]
 
     def same_lines(self, diagnosis: Diagnosis) -> list[str]:
         """Quotes of the shown lines DIAGNOSIS's fix changes."""
