@@ -98,12 +98,12 @@ class Tracer(Inspector):
             if kind != "command":
                 self.set_quit()
                 return
-            name = request["line"].split()[0]
-            if COMMANDS_BY_NAME.get(name) is not None and COMMANDS_BY_NAME[name].resumes:
-                self.mode = name
+            command = COMMANDS_BY_NAME.get(request["line"].split()[0])  # an alias (`c`) is its command
+            if command is not None and command.resumes:
+                self.mode = command.name
                 stopped = self.stack[-1].frame
                 {"continue": self.set_continue, "next": lambda: self.set_next(stopped),
-                 "step": self.set_step}[name]()
+                 "step": self.set_step}[command.name]()
                 return
             result = session.execute(request["line"])
             self.channel.send("output", ok=result.ok, output=result.output, lines=[list(l) for l in result.lines],
