@@ -36,11 +36,12 @@ PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; 
 
 
 def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: CrashSession | None = None,
-                 console=None, settings: Settings | None = None) -> Result | None:
+                 console=None, settings: Settings | None = None, without_model: str | None = None) -> Result | None:
     """Print the autodbg section for EXC to CONSOLE (default: stderr); return the result (also
     JSON-reported).
 
-    SESSION, when given, is the debugger session to investigate in (shared with a human)."""
+    SESSION, when given, is the debugger session to investigate in (shared with a human).
+    WITHOUT_MODEL, when given, says why no model runs here: the evidence and the search only."""
     started = time.monotonic()
     console = console or make_console()
     try:
@@ -48,11 +49,12 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     except AutodbgError as err:
         console.print(Text(f"autodbg: {err}"), soft_wrap=True)  # one line, however long
         return None
-    engine, model, reason = None, None, None
-    try:  # first, so the model loads while the evidence is gathered
-        engine, model = start_engine(settings)
-    except Exception as err:
-        reason = failure_reason(err)
+    engine, model, reason = None, None, without_model
+    if without_model is None:
+        try:  # first, so the model loads while the evidence is gathered
+            engine, model = start_engine(settings)
+        except Exception as err:
+            reason = failure_reason(err)
     worker_started = time.monotonic()
     result = None
     try:

@@ -2,12 +2,17 @@
 `[tool.autodbg]`, adds an "autodbg" section to each failing test's report: the evidence (with
 pytest's own assertion message) and the model's diagnosis.
 
-pytest keeps a failing test's frames until `pytest_exception_interact`, where `--pdb` gets them
-too. A budget per session (at most N investigations, a total time) keeps a suite with 200
-failures from taking an hour; `-x` and `--maxfail` stop it as they stop pytest. Nothing here
-changes a test's outcome or pytest's exit status: whatever fails here becomes one line in the
-section. Loaded in every pytest run of the venv, so it imports nothing of autodbg until a test
-fails with the plugin on.
+The section is added as pytest makes the report, while the test's frames are still there and
+before the report is logged: under pytest-xdist a worker sends its reports to the controller when
+they are logged, so the section travels with its report to the terminal. Each worker investigates
+its own failures, without a model unless `--autodbg-workers` (N workers would run N models), as
+wide as the controller's terminal. With `--pdb` the section is printed before pdb starts.
+
+A budget per session (at most N investigations, a total time; per worker under xdist) keeps a
+suite with 200 failures from taking an hour; `-x` and `--maxfail` stop it as they stop pytest.
+Nothing here changes a test's outcome or pytest's exit status: whatever fails here becomes one
+line in the section. Loaded in every pytest run of the venv, so it imports nothing of autodbg
+until a test fails with the plugin on.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ import pytest
 
 DEFAULT_MAX = 5  # investigations per session
 DEFAULT_SECONDS = 300.0  # for all of them
+WIDTH = "autodbg_width"  # the controller's terminal width, in each xdist worker's workerinput
+WORKER_WIDTH = 80  # for a worker not told it (pytest's own fallback)
+WITHOUT_MODEL = "an xdist worker: --autodbg-workers runs the model there too"
 
 
 def pytest_addoption(parser) -> None:
@@ -29,7 +37,8 @@ def pytest_addoption(parser) -> None:
     group.addoption("--autodbg-seconds", type=float, default=DEFAULT_SECONDS, metavar="S",
                     help=f"investigate for at most S seconds in all (default {DEFAULT_SECONDS:g})")
     group.addoption("--autodbg-workers", action="store_true", default=False,
-                    help="investigate in pytest-xdist workers too (off: N workers would run N models)")
+                    help="run the model in pytest-xdist workers too (off: the evidence only, N workers "
+                         "would run N models)")
 
 
 def pytest_configure(config) -> None:
@@ -38,32 +47,69 @@ def pytest_configure(config) -> None:
 
     if turned_off():
         return
-    in_worker = hasattr(config, "workerinput")
     try:
         wanted = config.getoption("autodbg") or load_settings().pytest
     except AutodbgError as err:
         wanted = config.getoption("autodbg")
         if wanted:
             config.issue_config_time_warning(pytest.PytestConfigWarning(f"autodbg: {err}"), stacklevel=2)
-    if wanted and (not in_worker or config.getoption("autodbg_workers")):
+    if wanted:
         config.pluginmanager.register(Investigator(config), "autodbg-investigator")
 
 
 class Investigator:
+    """Where tests run (pytest, or an xdist worker), investigates their failures into their
+    reports; where the terminal is (pytest, or xdist's controller), counts the failures the budget
+    left out."""
+
     def __init__(self, config) -> None:
+        self.config = config
         self.left = config.getoption("autodbg_max")
         self.until = time.monotonic() + config.getoption("autodbg_seconds")
         self.skipped = 0  # failures past the budget
+        in_worker = hasattr(config, "workerinput")
+        self.without_model = WITHOUT_MODEL if in_worker and not config.getoption("autodbg_workers") else None
 
-    def pytest_exception_interact(self, node, call, report) -> None:
-        if not report.failed:
-            return
+    @property
+    def width(self) -> int:
+        """The terminal's width (read when used: pytest's terminal writer comes after this plugin)."""
+        workerinput = getattr(self.config, "workerinput", None)
+        if workerinput is not None:
+            return workerinput.get(WIDTH, WORKER_WIDTH)
+        return self.config.get_terminal_writer().fullwidth
+
+    # tryfirst: the outermost wrapper, so the report it sees is final (an xfail is no failure)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        if not report.failed or call.excinfo is None:
+            return report
         remaining = self.until - time.monotonic()
         if self.left <= 0 or remaining <= 1:
-            self.skipped += 1
-            return
+            report.autodbg_skipped = True  # an attribute of the report: xdist sends it to the controller
+            return report
         self.left -= 1
-        report.sections.append(("autodbg", investigate(call.excinfo.value, remaining)))
+        report.sections.append(("autodbg", investigate(call.excinfo.value, remaining, self.width,
+                                                       self.without_model)))
+        return report
+
+    @pytest.hookimpl(tryfirst=True)  # before pdb's own, which starts pdb
+    def pytest_exception_interact(self, node, call, report) -> None:
+        if not self.config.getoption("usepdb"):
+            return
+        writer = self.config.get_terminal_writer()
+        for name, content in report.sections:
+            if name == "autodbg":
+                writer.line()
+                writer.sep(">", "autodbg")
+                writer.line(content.rstrip("\n"))
+
+    def pytest_runtest_logreport(self, report) -> None:
+        self.skipped += getattr(report, "autodbg_skipped", False)
+
+    @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's controller, when it is installed
+    def pytest_configure_node(self, node) -> None:
+        node.workerinput[WIDTH] = self.width
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.skipped:
@@ -71,8 +117,8 @@ class Investigator:
                                         "(--autodbg-max / --autodbg-seconds)")
 
 
-def investigate(exc: BaseException, seconds: float) -> str:
-    """The autodbg section for EXC, as plain text; never raises."""
+def investigate(exc: BaseException, seconds: float, width: int, without_model: str | None) -> str:
+    """The autodbg section for EXC, as plain text WIDTH columns wide; never raises."""
     import dataclasses
     import io
 
@@ -85,7 +131,7 @@ def investigate(exc: BaseException, seconds: float) -> str:
     try:
         settings = load_settings()
         settings = dataclasses.replace(settings, timeout=min(settings.timeout, seconds))
-        handle_crash(exc, console=make_console(file=out, width=100), settings=settings)
+        handle_crash(exc, console=make_console(file=out, width=width), settings=settings, without_model=without_model)
     except AutodbgError as err:
         out.write(f"autodbg: {err}\n")
     except Exception as err:  # never the test's outcome: one line instead
