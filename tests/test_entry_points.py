@@ -180,8 +180,11 @@ IPYTHON_SESSION = '''\
 def parse(text):
     return [int(x) for x in text.split(",")][1:]
 
+def mean(values):
+    return sum(values) / len(values)
+
 scores = parse("42")
-sum(scores) / len(scores)
+mean(scores)
 print("the shell goes on")
 %autodbg
 '''
@@ -195,18 +198,29 @@ def ipython(tmp_path, typed: str, **env):
 
 def test_ipython_extension_after_the_traceback(tmp_path):
     pytest.importorskip("IPython")
-    run = ipython(tmp_path, IPYTHON_SESSION, AUTODBG_MODEL="none")
+    run = ipython(tmp_path, IPYTHON_SESSION, AUTODBG_MODEL="none", AUTODBG_REPORT=str(tmp_path / "r.json"))
     out = run.stdout
     assert "ZeroDivisionError" in out and "autodbg · evidence" in out
-    assert out.index("ZeroDivisionError") < out.index("autodbg · evidence")  # IPython's traceback first
-    assert "<ipython-input-4-" in out and "❱ 1 sum(scores) / len(scores)" in out  # the cell's real source
-    assert "scores = []" in out and "_ih" not in out and "get_ipython" not in out.split("autodbg · evidence")[1]
+    traceback, evidence = out.split("autodbg · evidence", 1)  # IPython's traceback first
+    assert "Cell In[5], line 1" in traceback and "Cell In[3], line 2, in mean" in traceback
+    # The cells as IPython names them, with their real source.
+    assert "Cell In[3], line 2 in mean  (crash site)" in evidence and "❱ 2     return sum(values) / len(values)" in evidence
+    assert "Cell In[5], line 1 in <module>  (called from here)" in evidence and "❱ 1 mean(scores)" in evidence
+    assert "<ipython-input" not in evidence
+    assert [f["display_file"] for f in json.loads((tmp_path / "r.json").read_text())["dossier"]["frames"]] \
+        == ["Cell In[3]", "Cell In[5]"]
+    assert "scores = []" in out and "_ih" not in out and "get_ipython" not in evidence
     assert "the shell goes on" in out
     assert out.count("autodbg · evidence") == 2  # %autodbg: the last exception again, on demand
 
 
-NOTEBOOK_CELLS = ["%load_ext autodbg", "def parse(text):\n    return [int(x) for x in text.split(',')][1:]",
-                  "scores = parse('42')\nsum(scores) / len(scores)", "print('after the crash')"]
+NOTEBOOK_CELLS = ["%load_ext autodbg", "def parse(text):\n    return [int(x) for x in text.split(',')][1:]\n\n"
+                                        "def mean(values):\n    return sum(values) / len(values)",
+                  "scores = parse('42')\nmean(scores)", "print('after the crash')"]
+
+
+def colourless(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def test_jupyter_kernel_runs_the_extension_in_a_notebook(tmp_path, monkeypatch):
@@ -223,4 +237,9 @@ def test_jupyter_kernel_runs_the_extension_in_a_notebook(tmp_path, monkeypatch):
     assert error and error[0]["ename"] == "ZeroDivisionError"  # Jupyter's own error output stays
     shown = "".join(o.get("text", "") + "".join(str(v) for v in o.get("data", {}).values()) for o in crashed)
     assert "autodbg · evidence" in shown and "scores = []" in shown
+    # The cells as Jupyter's traceback names them, not by the kernel's files (ipykernel_PID/HASH.py).
+    assert "Cell In[3], line 2" in colourless("\n".join(error[0]["traceback"]))
+    evidence = colourless("".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in crashed))
+    assert "Cell In[2], line 5 in mean  (crash site)" in evidence and "Cell In[3], line 2 in <module>" in evidence
+    assert "scores ← Cell In[3], line 1: scores = parse('42')" in evidence and "ipykernel_" not in evidence
     assert notebook.cells[3].outputs[0]["text"] == "after the crash\n"

@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple
 from autodbg.analysis.source import function_head
 from autodbg.debugger.commands import COMMANDS
 from autodbg.debugger.output import ShownLine
-from autodbg.frames.core import display_path, source_lines
+from autodbg.frames.core import display_path, file_line, source_lines
 from autodbg.debugger.grammar import (
     ROOT_CAUSE_CHARS, THOUGHT_CHARS, Known, LiveState, answer_grammar, answer_max_chars,
     choice_grammar, choice_max_chars, code_grammar, code_max_chars, fenced_code, reason_grammar, reason_max_chars,
@@ -628,7 +628,7 @@ def plain_reason(diagnosis: Diagnosis) -> str:
     lines = source_lines(diagnosis.file)
     was = " ".join(" ".join(lines[n - 1].split()) for n in range(diagnosis.line, diagnosis.line_end + 1)
                    if n <= len(lines)) or "(nothing)"
-    where = f"{diagnosis.display_file}:{diagnosis.line}: `{was}`"
+    where = f"{file_line(diagnosis.display_file, diagnosis.line)}: `{was}`"
     fix = diagnosis.fix
     if fix is None or not fix.usable:
         return f"{where} made a value the failing line used and is most likely wrong."
