@@ -69,6 +69,7 @@ class CrashSession:
         self.explain = explain  # runs `why`: set by `autodbg run --interactive`
         self.live = live  # this session is itself a re-run stopped at a breakpoint
         self.position: tuple[int, int] | None = None  # (exception, frame) selected; None: the crash's own
+        self.listed: tuple[int, int, int] | None = None  # where the last listing ended (Session.listed)
         self.last_state: LiveState | None = None
         self.evidence = ""  # how the dossier's probe ended, when not ok
 
@@ -95,7 +96,7 @@ class CrashSession:
         if not command.resumes and not command.available(self):  # a resume says why itself
             return CommandResult(line=line, ok=False, output=f"error: {self._unavailable(command)}")
         if not command.controls:
-            return self._look(ExecuteLook(position=self.position, line=line))
+            return self._look(ExecuteLook(position=self.position, line=line, listed=self.listed))
         try:
             return CommandResult(line=line, ok=True, output=command.run(self, *values), ends_session=command.ends_session)
         except CommandError as exc:
@@ -224,6 +225,8 @@ class CrashSession:
             ended = Ended.PROBE_DIED if outcome.status == ProbeStatus.DIED else Ended(str(outcome.status))
             return CommandResult(line=line, ok=False, output=f"error: {outcome.detail}", ended=ended)
         self._take(reply)
+        if isinstance(look, ExecuteLook):
+            self.listed = reply.listed
         if reply.result is None:
             return CommandResult(line=line, ok=True, output="")
         return dataclasses.replace(reply.result, output=self.redactor.scrub(reply.result.output))
@@ -301,6 +304,7 @@ class KeysLook(Look):
 @dataclass(frozen=True, kw_only=True)
 class ExecuteLook(Look):
     line: str
+    listed: tuple[int, int, int] | None = None  # the controller's, for the probe's fresh Session
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -322,6 +326,7 @@ class Reply(Record):
     result: CommandResult | None = None
     breakpoint: Breakpoint | None = None
     error: str | None = None  # why the breakpoint could not be set
+    listed: tuple[int, int, int] | None = None  # where the session's last listing ended
 
 
 def trial(open_debugger: Callable[[], Inspector], fix: Edit, exception_type: str, redact: Sequence[str]) -> FixTrial:
@@ -356,6 +361,7 @@ def _keys(session: Session, look: KeysLook) -> dict:
 
 
 def _execute(session: Session, look: ExecuteLook) -> dict:
+    session.listed = look.listed
     return {"result": session.execute(look.line)}
 
 
@@ -384,4 +390,4 @@ def serve(open_debugger: Callable[[], Inspector], look: Look, redact: Sequence[s
         d.select_frame(frame)
     answer = HANDLERS[type(look)](session, look)
     return Reply(state=live_state(session), position=(d.exception_index, d.curindex),
-                 secrets=session.redactor.learned, **answer)
+                 secrets=session.redactor.learned, listed=session.listed, **answer)

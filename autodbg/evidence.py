@@ -23,7 +23,9 @@ from autodbg.analysis.source import module_nodes, parse_source
 from autodbg.analysis.replay import history_text
 from autodbg.debugger.commands import replay_here, replayable_here
 from autodbg.debugger.output import CommandError
-from autodbg.frames.core import FrameEntry, Inspector, PostMortem, display_path, is_user_file, source_lines
+from autodbg.frames.core import (
+    FrameEntry, Inspector, PostMortem, display_path, frame_source_lines, is_user_file, source_lines,
+)
 from autodbg.frames.safe_eval import TimeLimit, can_run_user_code, cut, time_limit
 from autodbg.debugger.session import Session
 from autodbg.records import (
@@ -134,7 +136,7 @@ def traceback_dossier(debugger: Inspector, note: str) -> Dossier:
     user = [e for e in reversed(stack) if e.is_user]
     frames = []
     for i, entry in enumerate(user[:MAX_FRAMES]):
-        lines = source_lines(entry.filename)  # no module globals: a loader's get_source is program code
+        lines = frame_source_lines(entry.frame, module_globals=False)  # a loader's get_source is program code
         context = CRASH_CONTEXT if i == 0 else CALLER_CONTEXT
         first, last = max(1, entry.lineno - context), min(len(lines), entry.lineno + context)
         code = lines[entry.lineno - 1].strip() if 0 < entry.lineno <= len(lines) else ""

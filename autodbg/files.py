@@ -5,6 +5,7 @@ Paths, under platformdirs' user dirs for autodbg (models themselves are in the H
     cache_root()/locks/         one pull of a model at a time, across processes
     cache_root()/prompt-state/  saved llama.cpp prompt state (private)
     config_dir()                the user's autodbg configuration
+    history_file()              the (autodbg) prompt's history, under the user's state dir
 
 Writing: a new file is created exclusively under an unpredictable name in the target's own
 directory (so a symlink planted there is never followed, and nobody can guess the name in advance),
@@ -56,6 +57,12 @@ def config_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("autodbg", appauthor=False))
+
+
+def history_file() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("autodbg", appauthor=False)) / "history"
 
 
 def write_private(path: Path, data: bytes | str) -> None:

@@ -43,14 +43,16 @@ PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; 
 
 
 def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: CrashSession | None = None,
-                 console=None, settings: Settings | None = None, interrupted_by: str = "Ctrl-C") -> Result | None:
+                 console=None, settings: Settings | None = None, interrupted_by: str = "Ctrl-C",
+                 without_model: str | None = None) -> Result | None:
     """Print the autodbg section for EXC to CONSOLE (default: stderr); return the result (also
     JSON-reported).
 
     SESSION, when given, is the debugger session to investigate in (shared with a human). An
     interruption (KeyboardInterrupt, or the pytest watchdog's HangTimeout; INTERRUPTED_BY says which)
     is investigated as a hang only when the program was stuck; otherwise it gets where it was, and
-    nothing else (no model is loaded)."""
+    nothing else (no model is loaded). WITHOUT_MODEL, when given, says why no model runs here: the
+    evidence and the search only."""
     console = console or make_console()
     settings = settings or load_settings()
     for warning in settings.warnings:  # a bad setting: one line each, and its default stands
@@ -61,13 +63,14 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
         hang = show_hang(exc, session, console, interrupted_by)
         if hang is None or not hang.stuck:
             return None
-    engine, model, reason = None, None, None
-    try:
-        fetch_model(settings)
-    except KeyboardInterrupt:  # Ctrl-C at the question or during the download: the evidence still comes
-        reason = "model download interrupted"
-    except Exception as err:
-        reason = failure_reason(err)
+    engine, model, reason = None, None, without_model
+    if reason is None:
+        try:
+            fetch_model(settings)
+        except KeyboardInterrupt:  # Ctrl-C at the question or during the download: the evidence still comes
+            reason = "model download interrupted"
+        except Exception as err:
+            reason = failure_reason(err)
     started = time.monotonic()  # the budget starts after the user's answer and a download
     if reason is None:
         try:  # first, so the model loads while the evidence is gathered

@@ -18,6 +18,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from autodbg.fix.label import label_of
+from autodbg.frames.core import file_line
 from autodbg.records import Dossier, FixTrial, FrameEvidence, Hang, Judgement, Label, Result, Search, TrialResult
 from autodbg.textsafe import terminal_safe_tree
 
@@ -59,7 +60,7 @@ class EvidenceView:
             yield Text("")
             yield Text("where the values came from (read from the source, no model):", style="bold")
             for origin in d.origins:
-                yield Text.assemble("  ", (origin.via, "cyan"), f" ← {origin.display_file}:{origin.line}: ", origin.code)
+                yield Text.assemble("  ", (origin.via, "cyan"), f" ← {file_line(origin.display_file, origin.line)}: ", origin.code)
         if d.replays:
             yield Text("")
             yield Text("what the failing line's calls did (run again in a sandboxed copy, no model):", style="bold")
@@ -76,18 +77,19 @@ class EvidenceView:
 
 def frame_view(frame: FrameEvidence) -> RenderResult:
     role = "crash site" if frame.is_crash_frame else "called from here"
-    header = Text.assemble((f"{frame.display_file}:{frame.line}", "bold"),
+    header = Text.assemble((file_line(frame.display_file, frame.line), "bold"),
                            f" in {frame.function}  ", (f"({role})", "dim"))
     yield header
     if frame.repeated:
         yield Text(f"  the same call repeats {frame.repeated} more times above (recursion)", style="yellow")
-    yield source_block(frame.source.lines, frame.source.first, {frame.line})
+    if frame.source.lines:  # none for code whose source is not known (a string exec'd)
+        yield source_block(frame.source.lines, frame.source.first, {frame.line})
     if frame.line_values:
         yield Text("  values on this line:", style="bold")
         for item in frame.line_values:
             yield Text.assemble("    ", (item.expr, "cyan"), " = ", item.value)
     for called in frame.called_functions:
-        yield Text(f"  called on this line: {called.name} ({called.display_file}:{called.line})", style="bold")
+        yield Text(f"  called on this line: {called.name} ({file_line(called.display_file, called.line)})", style="bold")
         yield source_block(called.lines, called.line)
     if frame.locals:
         shown = ", ".join(f"{k} = {v}" for k, v in frame.locals.items())
@@ -112,7 +114,7 @@ class WhereView:
         loop = h.loop
         if loop is not None:
             position = f"  (iteration {loop.iteration:,} of {loop.total:,})" if loop.iteration is not None else ""
-            yield Text.assemble("  in the loop ", (f"{loop.display_file}:{loop.line}", "bold"), ": ", loop.header, position)
+            yield Text.assemble("  in the loop ", (file_line(loop.display_file, loop.line), "bold"), ": ", loop.header, position)
             if loop.values:
                 yield Text("    " + ", ".join(f"{k} = {v}" for k, v in loop.values.items()))
         r = h.recursion
@@ -157,7 +159,7 @@ class SearchView:
         yield Text(f"with these changes {what} ({s.tried} small changes of {s.lines} lines tried, each in a "
                    f"sandboxed copy, no model):", style="bold")
         for candidate in s.passing:
-            where = (f"{candidate.display_file}:{candidate.edit.first}", "bold")
+            where = (file_line(candidate.display_file, candidate.edit.first), "bold")
             old, new = candidate.code.splitlines(), candidate.edit.replacement.splitlines()
             if len(old) == len(new) == 1 or not new:
                 was = " ".join(candidate.code.split())
@@ -190,7 +192,7 @@ class SummaryView:
                 first_line = turn.output.splitlines()[0] if turn.output else ""
                 parts.append(Text.assemble("  ", (turn.command, "cyan"), "  → ", first_line[:120]))
         window = diagnosis.source_window
-        parts += [Text(""), Text(f"{diagnosis.display_file}:{diagnosis.line}", style="bold"),
+        parts += [Text(""), Text(file_line(diagnosis.display_file, diagnosis.line), style="bold"),
                   source_block(window.lines, window.first, set(range(diagnosis.line, diagnosis.line_end + 1)))]
         fix = diagnosis.fix
         parts.append(Text(""))

@@ -1,7 +1,7 @@
 """`autodbg run`: run a program with autodbg active, without installing anything.
 
 With --interactive, the crash ends at an `(autodbg)` prompt that takes the same commands the
-model uses (read from a pipe too, so sessions can be scripted).
+model uses, and pdb's names for them (read from a pipe too, so sessions can be scripted).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import sys
 
 from autodbg.errors import AutodbgError
 from autodbg.textsafe import terminal_safe
+
+HISTORY_LINES = 1000  # of the prompt's history kept between sessions
 
 
 def register(sub) -> None:
@@ -100,31 +102,69 @@ def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, inter
 
 
 def interact(session) -> None:
-    """The (autodbg) prompt: a terminal gets `input()`, a pipe is read line by line and echoed."""
+    """The (autodbg) prompt. A terminal gets readline's line editing and the history of earlier
+    sessions, and an empty line repeats the last command, as in pdb; a pipe is read line by line
+    and echoed."""
     tty = sys.stdin.isatty()
-    if tty:
-        import readline  # noqa: F401 -- importing it gives input() line editing and history
+    readline = _readline_with_history() if tty else None
     print("autodbg: interactive post-mortem; `help` lists the commands, `quit` leaves.")
-    while True:
-        try:
-            if tty:
-                line = input("(autodbg) ")
-            else:
-                line = sys.stdin.readline()
-                if not line:
-                    break
-                line = line.strip()
-                print(f"(autodbg) {line}")
-        except EOFError:
-            break
-        except KeyboardInterrupt:
-            print()
-            continue
-        if not line.strip():
-            continue
-        result = session.execute(line)
-        if result.output:
-            print(terminal_safe(result.output))
-        if result.ends_session:
-            break
-        sys.stdout.flush()
+    last = ""
+    try:
+        while True:
+            try:
+                if tty:
+                    line = input("(autodbg) ")
+                else:
+                    line = sys.stdin.readline()
+                    if not line:
+                        break
+                    line = line.strip()
+                    print(f"(autodbg) {line}")
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                print()
+                continue
+            if not line.strip():
+                if not (tty and last):
+                    continue
+                line = last
+            last = line
+            result = session.execute(line)
+            if result.output:
+                print(terminal_safe(result.output))
+            if result.ends_session:
+                break
+            sys.stdout.flush()
+    finally:
+        if readline is not None:
+            _save_history(readline)
+
+
+def _readline_with_history():
+    """readline (input()'s line editing) holding the prompt's saved history; None where Python
+    has no readline (Windows)."""
+    try:
+        import readline
+    except ImportError:
+        return None
+    from autodbg.files import history_file
+
+    readline.clear_history()  # not the lines the program itself typed into input()
+    readline.set_history_length(HISTORY_LINES)
+    try:
+        readline.read_history_file(history_file())
+    except OSError:  # the first session, or an unreadable file: start without
+        pass
+    return readline
+
+
+def _save_history(readline) -> None:
+    from autodbg.files import history_file
+
+    path = history_file()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the commands may name secrets
+        readline.write_history_file(path)  # the last HISTORY_LINES lines
+    except OSError:  # the history is a convenience: a read-only home loses it, nothing else
+        pass

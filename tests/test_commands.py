@@ -152,6 +152,10 @@ def long_function():
 ''' + "".join(f"    x{i} = {i}\n" for i in range(LONG - 2)) + '''    return x0
 
 
+def long_crash():
+''' + "".join(f"    y{i} = {i}\n" for i in range(LONG - 2)) + '''    return y0 / y0
+
+
 def run(fn, *args):
     try:
         fn(*args)
@@ -626,10 +630,17 @@ def controller(prog, name, **options) -> CrashSession:
 
 def test_help_lists_every_command_from_the_table(prog):
     out = run(controller(prog, "nested"), "help")
-    lines = out.splitlines()
+    commands, aliases = out.split("\n\n")
+    lines = commands.splitlines()
     assert len(lines) == len(COMMANDS)
     for command, line in zip(COMMANDS, lines):
         assert line.startswith(command.usage + " ") and line.endswith("  " + command.help), line
+    # Then pdb's names: each alias once, renames of a command on one row.
+    rows = aliases.splitlines()[1:]
+    for alias in (a for c in COMMANDS for a in c.aliases):
+        assert len([row for row in rows if re.match(rf"(\w+, )*{alias.name}\b", row)]) == 1, alias.name
+    assert "bt, w                 where" in rows and "q, exit               quit" in rows
+    assert "p EXPR                print: the value alone" in rows
     assert {c.name for c in COMMANDS} >= {"where", "up", "down", "frame", "locals", "args", "print", "type",
                                           "dir", "list", "source", "exceptions", "exception", "help",
                                           "quit", "done", "why"}
@@ -716,6 +727,76 @@ def test_parse_returns_command_and_typed_arguments():
         parse("frame")
 
 
+def test_aliases_parse_to_their_command_with_pdbs_forms():
+    for alias, name in [("bt", "where"), ("w", "where"), ("q", "quit"), ("exit", "quit"), ("h", "help"),
+                        ("c", "continue"), ("n", "next"), ("a", "args"), ("ll", "longlist")]:
+        assert parse(alias) == (COMMANDS_BY_NAME[name], []), alias
+    command, values = parse("p  x + 1")
+    assert command.name == "print" and values == ["x + 1"] and command.run is not COMMANDS_BY_NAME["print"].run
+    assert parse("u 3")[0].name == "up" and parse("u 3")[1] == [3]
+    assert parse("list 3, 9")[1] == [3, 9] and parse("l 3,9")[1] == [3, 9] and parse("list .")[1] == ["."]
+    assert parse("help p") == (COMMANDS_BY_NAME["help"], ["p"])
+    for line, message in [("p", "usage: p EXPR"), ("u 1 2", "usage: u [N]"), ("help nosuch", "no command 'nosuch'; `help` lists them"),
+                          ("l . 3", "FIRST must be a number, not '.'")]:
+        with pytest.raises(CommandError, match=re.escape(message)):
+            parse(line)
+
+
+def test_pdbs_print_pretty_print_and_whatis(prog):
+    s = session(prog, "method")
+    assert run(s, "p amount") == "25" and run(s, "print amount") == "amount = 25"
+    assert run(s, "p self") == "Account(owner='ann', balance=10)"
+    assert run(s, "whatis amount") == "<class 'int'>"
+    assert run(s, "whatis self") == f"<class '{prog.__name__}.Account'>"
+    assert run(s, "whatis self.withdraw") == "Method withdraw"
+    assert run(s, "whatis average") == "Function average"
+    assert run(s, "whatis Account") == f"Class {prog.__name__}.Account"
+    assert run(s, "whatis len") == "<class 'builtin_function_or_method'>"
+    wide = "{'owner': self.owner, 'words': [self.owner * 9, self.owner * 9, self.owner * 9], 'amount': amount}"
+    assert run(s, f"pp {wide}") == (
+        "{'owner': 'ann',\n"
+        " 'words': ['annannannannannannannannann',\n"
+        "           'annannannannannannannannann',\n"
+        "           'annannannannannannannannann'],\n"
+        " 'amount': 25}")
+    assert run(s, "pp [1, 2]") == "[1, 2]"  # what fits stays on one line
+
+
+def test_pdbs_up_and_down_stop_at_the_last_frame(prog):
+    s = session(prog, "nested")
+    assert run(s, "u 50").startswith("frame 0: ")
+    assert s.execute("u").output == "error: already at the outermost frame"
+    assert run(s, "d 50").startswith("frame 3: ")
+    assert s.execute("up 50").output == "error: cannot move 50 frames: frames are 0..3"  # ours stays ours
+
+
+def test_pdbs_list_goes_on_and_centres_on_its_line(prog):
+    s = session(prog, "nested")
+    crash_line = L(prog, "return total / count")
+    assert run(s, "l") == numbered(prog, crash_line - 5, crash_line + 5, crash_line)
+    assert run(s, "l") == numbered(prog, crash_line + 6, crash_line + 16, crash_line)  # goes on
+    assert run(s, "l .") == numbered(prog, crash_line - 5, crash_line + 5, crash_line)
+    assert run(s, "l 20") == numbered(prog, 15, 25, crash_line)  # 20 in the middle
+    assert run(s, "l 20, 22") == numbered(prog, 20, 22, crash_line)
+    assert run(s, "l 20, 3") == numbered(prog, 20, 23, crash_line)  # pdb: 3 lines after 20
+    assert run(s, "list 20, 22") == numbered(prog, 20, 22, crash_line) and run(s, "list .") == run(s, "l .")
+    run(s, "up")  # a listing goes on only in the frame it was made in
+    caller = L(prog, "out[name] = average(values)")
+    assert run(s, "l") == numbered(prog, caller - 5, caller + 5, caller)
+    total = len(open(prog.__file__, encoding="utf-8").read().splitlines())
+    run(s, f"l {total - 2}, {total}")
+    assert run(s, "l") == "[EOF]"
+
+
+def test_longlist_shows_the_current_function(prog):
+    s = session(prog, "nested")
+    crash_line = L(prog, "return total / count")
+    assert run(s, "ll") == numbered(prog, L(prog, "def average(values):"), crash_line, crash_line)
+    s = session(prog, "long_crash")  # longer than a listing: the lines around its current line
+    crash_line = L(prog, "return y0 / y0")
+    assert run(s, "ll") == numbered(prog, crash_line - MAX_LINES + 1, crash_line, crash_line)
+
+
 def test_evaluation_errors_are_one_line(prog):
     s = session(prog, "nested")
     for line, message in [
@@ -731,6 +812,6 @@ def test_evaluation_errors_are_one_line(prog):
 
 def test_readme_lists_the_generated_help():
     from conftest import REPO
-    from autodbg.debugger.commands import help_text
+    from autodbg.debugger.commands import aliases_text, help_text
 
-    assert help_text() in (REPO / "README.md").read_text()
+    assert help_text() + "\n\n" + aliases_text() in (REPO / "README.md").read_text()

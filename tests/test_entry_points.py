@@ -3,7 +3,15 @@ Jupyter. Each is run for real in a subprocess; none changes the outcome of what 
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
 
 import pytest
 
@@ -33,10 +41,10 @@ def test_fine():
 '''
 
 
-def pytest_run(tmp_path, *args, **env):
+def pytest_run(tmp_path, *args, input=None, **env):
     (tmp_path / "test_shop.py").write_text(FAILING_TESTS)
     return run_py(["-m", "pytest", "-p", "no:cacheprovider", "test_shop.py", *args], cwd=tmp_path, timeout=300,
-                  env=clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), **env))
+                  env=clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), **env), input=input)
 
 
 def test_pytest_without_the_flag_is_unchanged(tmp_path):
@@ -82,6 +90,82 @@ def test_pytest_a_broken_setting_is_a_warning_not_a_failure(tmp_path):
     assert run.stdout.count("autodbg · evidence") == 2  # and each failure still gets its section
 
 
+def sections(stdout: str) -> list[str]:
+    """The autodbg sections of a pytest report, each up to the next section or test."""
+    return [re.split(r"\n(?:_{3,}|={3,}|-{3,}) ", part.split("\n", 1)[1])[0] for part in stdout.split("- autodbg -")[1:]]
+
+
+@pytest.mark.parametrize("workers", [(), ("--autodbg-workers",)], ids=["evidence in workers", "--autodbg-workers"])
+def test_pytest_xdist_workers_sections_reach_the_terminal(tmp_path, workers):
+    pytest.importorskip("xdist")
+    run = pytest_run(tmp_path, "--autodbg", "-n", "2", *workers, AUTODBG_MODEL="none")
+    assert run.returncode == 1 and "2 failed, 1 passed" in run.stdout
+    first, second = sorted(sections(run.stdout), key=lambda s: "AssertionError" in s)  # in the order they ended
+    assert "autodbg · evidence" in first and "test_shop.py:2 in average" in first and "values = []" in first
+    assert "AssertionError: assert ['tea', 'jam'] == ['tea', 'jam', 'honey']" in second
+    reason = "AUTODBG_MODEL=none" if workers else "an xdist worker: --autodbg-workers runs the model there too"
+    assert all(f"autodbg: evidence only ({reason})" in " ".join(s.split()) for s in (first, second))
+
+
+def test_pytest_xdist_budget_is_counted_at_the_terminal(tmp_path):
+    pytest.importorskip("xdist")
+    run = pytest_run(tmp_path, "--autodbg", "--autodbg-max", "1", "-n", "1", AUTODBG_MODEL="none")
+    assert run.returncode == 1 and len(sections(run.stdout)) == 1
+    assert "autodbg: 1 more failures not investigated (--autodbg-max / --autodbg-seconds)" in run.stdout
+
+
+def test_pytest_section_follows_the_terminal_width(tmp_path):
+    run = pytest_run(tmp_path, "--autodbg", AUTODBG_MODEL="none", COLUMNS="64")
+    for section in sections(run.stdout):
+        lines = section.splitlines()
+        assert max(len(line) for line in lines) == len(lines[0]) == 64, section  # its rule as wide, nothing wider
+
+
+def test_pytest_xdist_sections_are_as_wide_as_the_controllers_terminal(tmp_path):
+    """Workers write to pipes: without being told, they would take 80 columns."""
+    pytest.importorskip("xdist")
+    (tmp_path / "test_shop.py").write_text(FAILING_TESTS)
+    env = {k: v for k, v in clean_env(AUTODBG_MODEL="none").items() if k not in ("COLUMNS", "LINES")}
+    status, shown = run_in_sized_terminal([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_shop.py",
+                                           "--autodbg", "-n", "2"], cwd=tmp_path, env=env, columns=66)
+    assert status == 1
+    found = sections(shown)
+    assert len(found) == 2
+    for section in found:
+        lines = section.splitlines()
+        assert max(len(line) for line in lines) == len(lines[0]) == 66, section
+
+
+def run_in_sized_terminal(args, *, cwd, env, columns: int) -> tuple[int, str]:
+    """ARGS on a pseudo-terminal COLUMNS wide: (exit status, what it showed)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    chunks = []
+    try:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the program has closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        return proc.wait(300), b"".join(chunks).decode().replace("\r\n", "\n")
+    finally:
+        os.close(master)
+
+
+def test_pytest_pdb_shows_the_section_then_starts_pdb(tmp_path):
+    run = pytest_run(tmp_path, "--autodbg", "--pdb", "-p", "no:xdist", AUTODBG_MODEL="none", input="p values\nc\nc\n")
+    out = run.stdout
+    assert run.returncode == 1
+    first = out.split(">>>>>>>>>> entering PDB >")[0]
+    assert " autodbg >" in first and "test_shop.py:2 in average" in first and "values = []" in first
+    assert out.index(" autodbg >") < out.index("(Pdb) []")  # the section, then pdb, where `p values` ran
+
+
 @pytest.mark.model
 def test_pytest_with_the_real_tiny_model(tmp_path):
     run = pytest_run(tmp_path, "--autodbg", "--autodbg-max", "1", AUTODBG_MODEL="smollm2-135m",
@@ -97,8 +181,11 @@ IPYTHON_SESSION = '''\
 def parse(text):
     return [int(x) for x in text.split(",")][1:]
 
+def mean(values):
+    return sum(values) / len(values)
+
 scores = parse("42")
-sum(scores) / len(scores)
+mean(scores)
 print("the shell goes on")
 %autodbg
 '''
@@ -112,18 +199,29 @@ def ipython(tmp_path, typed: str, **env):
 
 def test_ipython_extension_after_the_traceback(tmp_path):
     pytest.importorskip("IPython")
-    run = ipython(tmp_path, IPYTHON_SESSION, AUTODBG_MODEL="none")
+    run = ipython(tmp_path, IPYTHON_SESSION, AUTODBG_MODEL="none", AUTODBG_REPORT=str(tmp_path / "r.json"))
     out = run.stdout
     assert "ZeroDivisionError" in out and "autodbg · evidence" in out
-    assert out.index("ZeroDivisionError") < out.index("autodbg · evidence")  # IPython's traceback first
-    assert "<ipython-input-4-" in out and "❱ 1 sum(scores) / len(scores)" in out  # the cell's real source
-    assert "scores = []" in out and "_ih" not in out and "get_ipython" not in out.split("autodbg · evidence")[1]
+    traceback, evidence = out.split("autodbg · evidence", 1)  # IPython's traceback first
+    assert "Cell In[5], line 1" in traceback and "Cell In[3], line 2, in mean" in traceback
+    # The cells as IPython names them, with their real source.
+    assert "Cell In[3], line 2 in mean  (crash site)" in evidence and "❱ 2     return sum(values) / len(values)" in evidence
+    assert "Cell In[5], line 1 in <module>  (called from here)" in evidence and "❱ 1 mean(scores)" in evidence
+    assert "<ipython-input" not in evidence
+    assert [f["display_file"] for f in json.loads((tmp_path / "r.json").read_text())["dossier"]["frames"]] \
+        == ["Cell In[3]", "Cell In[5]"]
+    assert "scores = []" in out and "_ih" not in out and "get_ipython" not in evidence
     assert "the shell goes on" in out
     assert out.count("autodbg · evidence") == 2  # %autodbg: the last exception again, on demand
 
 
-NOTEBOOK_CELLS = ["%load_ext autodbg", "def parse(text):\n    return [int(x) for x in text.split(',')][1:]",
-                  "scores = parse('42')\nsum(scores) / len(scores)", "print('after the crash')"]
+NOTEBOOK_CELLS = ["%load_ext autodbg", "def parse(text):\n    return [int(x) for x in text.split(',')][1:]\n\n"
+                                        "def mean(values):\n    return sum(values) / len(values)",
+                  "scores = parse('42')\nmean(scores)", "print('after the crash')"]
+
+
+def colourless(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def test_jupyter_kernel_runs_the_extension_in_a_notebook(tmp_path, monkeypatch):
@@ -140,4 +238,9 @@ def test_jupyter_kernel_runs_the_extension_in_a_notebook(tmp_path, monkeypatch):
     assert error and error[0]["ename"] == "ZeroDivisionError"  # Jupyter's own error output stays
     shown = "".join(o.get("text", "") + "".join(str(v) for v in o.get("data", {}).values()) for o in crashed)
     assert "autodbg · evidence" in shown and "scores = []" in shown
+    # The cells as Jupyter's traceback names them, not by the kernel's files (ipykernel_PID/HASH.py).
+    assert "Cell In[3], line 2" in colourless("\n".join(error[0]["traceback"]))
+    evidence = colourless("".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in crashed))
+    assert "Cell In[2], line 5 in mean  (crash site)" in evidence and "Cell In[3], line 2 in <module>" in evidence
+    assert "scores ← Cell In[3], line 1: scores = parse('42')" in evidence and "ipykernel_" not in evidence
     assert notebook.cells[3].outputs[0]["text"] == "after the crash\n"

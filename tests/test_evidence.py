@@ -15,6 +15,7 @@ from autodbg.analysis import source
 from autodbg.evidence import (
     CALLER_CONTEXT, CRASH_CONTEXT, MAX_FRAMES, build_dossier, expressions_on, failing_statement,
 )
+from conftest import clean_env, run_py
 from crashkit import line_of, load_program
 
 PROGRAM = '''
@@ -406,3 +407,81 @@ def test_an_unbound_local_shows_the_binding_that_made_it_local(tmp_path, monkeyp
     dossier = build_dossier(Session(PostMortem(prog.run())))
     binding = line_of(prog, "for currency, amount in sales:")
     assert ("currency", "binding", binding) in {(o.via, o.kind, o.line) for o in dossier.origins}
+
+
+# --- code compiled from strings (exec, eval, python -c): all named <string> ----------------------
+
+STRINGS = '''
+from __future__ import annotations
+
+SOURCE = """
+def ratio(a, b):
+    return a / b
+
+ratio(1, 0)
+"""
+DEFINITIONS = "def halve(n):\\n    return n / 0\\n"
+TEMPLATE = "x = 1\\ny = 2\\nz = 3\\n"
+
+
+def exec_named():
+    exec(SOURCE, {})
+
+
+def call_after_exec():
+    namespace = {}
+    exec(DEFINITIONS, namespace)
+    return namespace["halve"](4)
+
+
+def eval_literal():
+    return eval("1 / n", {"n": 0})
+
+
+def exec_unnamed():
+    exec("".join(["def f():\\n", "    return 1 / 0\\n", "f()\\n"]), {})
+
+
+def run(fn):
+    try:
+        fn()
+    except ZeroDivisionError as exc:
+        return exc
+'''
+
+
+@pytest.mark.parametrize("function, expected", [
+    ("exec_named", [("<string>", "return a / b"), ("<string>", "ratio(1, 0)"), ("strings_prog.py", "exec(SOURCE, {})")]),
+    ("call_after_exec", [("<string>", "return n / 0"), ("strings_prog.py", 'return namespace["halve"](4)')]),
+    ("eval_literal", [("<string>", "1 / n"), ("strings_prog.py", 'return eval("1 / n", {"n": 0})')]),
+    # No name holds the string (TEMPLATE is another one): no source, rather than another string's lines.
+    ("exec_unnamed", [("<string>", ""), ("<string>", ""), ("strings_prog.py", 'exec("".join([')]),
+])
+def test_a_string_frame_shows_the_string_it_was_compiled_from(tmp_path, monkeypatch, function, expected):
+    monkeypatch.chdir(tmp_path)
+    prog = load_program(tmp_path, STRINGS, "strings_prog")
+    dossier = build_dossier(Session(PostMortem(prog.run(getattr(prog, function)))))
+    assert [(f.display_file, f.code[:len(code)]) for f, (_, code) in zip(dossier.frames, expected)] == expected
+    for frame in dossier.frames:
+        if frame.code:  # its window holds its line
+            assert frame.source.lines[frame.line - frame.source.first].strip() == frame.code
+        else:
+            assert frame.source.lines == []
+
+
+def test_python_c_and_the_strings_it_execs(tmp_path):
+    """`python -c` code is a string too: its lines are the `-c` argument's, and the lines of a string
+    it execs are that string's, never the `-c` argument's."""
+    program = ('SOURCE = "def f(y):\\n    return y / 0\\n"\n'
+               'namespace = {}\n'
+               'exec(SOURCE, namespace)\n'
+               'exec("".join(["namespace[", "\'f\'](2)"]), {"namespace": namespace})\n')
+    report = tmp_path / "r.json"
+    run = run_py(["-c", program], cwd=tmp_path, env=clean_env(AUTODBG="1", AUTODBG_MODEL="none",
+                                                              AUTODBG_REPORT=str(report)))
+    assert run.returncode == 1 and "ZeroDivisionError" in run.stderr
+    frames = [(f["display_file"], f["line"], f["code"], f["source"]["lines"]) for f in
+              json.loads(report.read_text())["dossier"]["frames"]]
+    assert frames[0][:3] == ("<string>", 2, "return y / 0") and frames[0][3][0] == "def f(y):"
+    assert frames[1] == ("<string>", 1, "", [])  # the joined string: known to no name
+    assert frames[2][:3] == ("<string>", 4, "exec(\"\".join([\"namespace[\", \"'f'](2)\"]), {\"namespace\": namespace})")

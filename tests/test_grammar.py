@@ -153,6 +153,9 @@ def test_the_grammars_offer_exactly_the_tables_model_commands():
     for session in crashed_sessions() + [chained_session()]:
         rules = dict(line.split(" ::= ", 1) for line in step_grammar(live_state(session)).splitlines())
         offered |= {name.removeprefix("cmd-") for name in rules if name.startswith("cmd-")}
+        # by its canonical name: pdb's names (`p`, `l`...) are a person's, never the model's
+        heads = {body.split(" ")[0] for name, body in rules.items() if name.startswith("cmd-")}
+        assert heads == {f'"{name.removeprefix("cmd-")}"' for name in rules if name.startswith("cmd-")}
     # Re-run commands need `autodbg run` (tests/test_rerun.py); everything else the model may use is offered.
     assert offered == {c.name for c in COMMANDS if c.for_model and c.needs == "crash"}
 

@@ -58,6 +58,16 @@ def test_breakpoint_in_a_returned_function_rerun_locals_continue(tmp_path):
     assert "the re-run ended with ZeroDivisionError: division by zero" in out
 
 
+def test_pdbs_names_drive_a_rerun(tmp_path):
+    run = session_in(tmp_path, "b parse_prices\nrerun\nn\nn\np prices\nl .\nc\nq\n")
+    out = run.stdout
+    assert "breakpoint 1 at parse_prices (prog.py:1)" in out and "stopped at prog.py:2 in parse_prices (hit 1)" in out
+    assert "stopped at prog.py:4 in parse_prices (hit 3)" in out  # `n` twice: the next lines, live
+    assert "(autodbg) p prices\n[]\n" in out
+    assert "(autodbg) l .\n 1    def parse_prices(text):" in out and " 4 ->         name, price" in out
+    assert "(autodbg) c\nthe re-run ended with ZeroDivisionError: division by zero" in out
+
+
 def test_condition_and_back_to_the_crash(tmp_path):
     run = session_in(tmp_path, 'break prog.py:5 if price == "20"\nrerun\nprint prices\nwhere\nexceptions\nwhere\nquit\n')
     out = run.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 
 import pytest
 
+from autodbg.run import HISTORY_LINES
 from conftest import clean_env, run_py
 
 CRASH = '''\
@@ -193,3 +195,117 @@ def test_the_prompt_on_a_terminal_edits_lines_and_recalls_them(tmp_path):
     finally:
         status = terminal.close()
     assert status == 1  # the program's own exit status: ZeroDivisionError
+
+
+PDB_CRASH = """\
+def summarize(orders):
+    totals = {}
+    for order in orders:
+        totals[order["customer"]] = totals.get(order["customer"], 0) + order["amount"]
+    report = {"customers": sorted(totals), "totals": totals, "orders": orders}
+    count = len([o for o in orders if o["amount"] > 100])
+    return sum(totals.values()) / count
+
+
+def main():
+    orders = [{"customer": "ann", "amount": 12}, {"customer": "bob", "amount": 30}]
+    print(summarize(orders))
+
+
+main()
+"""
+PDB_LINES = PDB_CRASH.splitlines()
+
+
+def listing(first, last, current=7):
+    """Lines FIRST..LAST of PDB_CRASH as `list` numbers them, `->` on CURRENT."""
+    width = len(str(last))
+    return "\n".join(f"{str(n).rjust(width)} {'->' if n == current else '  '} {PDB_LINES[n - 1]}".rstrip()
+                     for n in range(first, last + 1))
+
+
+def typed(terminal, line: str) -> str:
+    """What the program printed for LINE, typed at its prompt: between the line's echo and the
+    next prompt, without readline's terminal modes."""
+    terminal.type(line + "\r")
+    shown = terminal.read_until(line + "\n", PROMPT)
+    shown = re.sub(r"\x1b\[\?2004[hl]", "", shown)
+    return "\n".join(l.rstrip() for l in shown.split(line + "\n", 1)[1].rsplit(PROMPT, 1)[0].strip("\n").splitlines())
+
+
+def pdb_terminal(tmp_path) -> Terminal:
+    script = write(tmp_path, text=PDB_CRASH)
+    terminal = Terminal([sys.executable, "-m", "autodbg", "run", "-i", script], cwd=tmp_path,
+                        env=clean_env(AUTODBG_MODEL="none", TERM="xterm", XDG_STATE_HOME=str(tmp_path / "state")))
+    terminal.read_until(PROMPT)
+    return terminal
+
+
+def test_pdbs_names_at_the_prompt_on_a_terminal(tmp_path):
+    terminal = pdb_terminal(tmp_path)
+    try:
+        assert typed(terminal, "p totals") == "{'ann': 12, 'bob': 30}"
+        assert typed(terminal, "pp report") == (
+            "{'customers': ['ann', 'bob'],\n"
+            " 'totals': {'ann': 12, 'bob': 30},\n"
+            " 'orders': [{'customer': 'ann', 'amount': 12},\n"
+            "            {'customer': 'bob', 'amount': 30}]}")
+        assert typed(terminal, "whatis summarize") == "Function summarize"
+        assert typed(terminal, "whatis totals") == "<class 'dict'>"
+        stack = ("  0 prog.py:15 in <module>\n      main()\n  1 prog.py:12 in main\n      print(summarize(orders))\n"
+                 "> 2 prog.py:7 in summarize\n      return sum(totals.values()) / count")
+        assert typed(terminal, "bt") == typed(terminal, "w") == typed(terminal, "where") == stack
+        assert typed(terminal, "u 5") == "frame 0: prog.py:15 in <module>\n  15 -> main()"  # pdb's: to the top
+        assert typed(terminal, "d") == "frame 1: prog.py:12 in main\n  12 -> print(summarize(orders))"
+        assert typed(terminal, "d 9") == "frame 2: prog.py:7 in summarize\n  7 -> return sum(totals.values()) / count"
+        assert typed(terminal, "l") == listing(2, 12)
+        assert typed(terminal, "l") == listing(13, 15)  # goes on where the last listing ended
+        assert typed(terminal, "") == "[EOF]"  # an empty line repeats the last command, as in pdb
+        assert typed(terminal, "l .") == listing(2, 12)
+        assert typed(terminal, "l 3, 4") == listing(3, 4)
+        assert typed(terminal, "list 3, 4") == listing(3, 4)
+        assert typed(terminal, "ll") == listing(1, 7)
+        assert typed(terminal, "longlist") == listing(1, 7)
+        assert typed(terminal, "a") == "orders = [{'customer': 'ann', 'amount': 12}, {'customer': 'bob', 'amount': 30}]"
+        assert typed(terminal, "h pp") == "pp EXPR  print: the value pretty-printed, one item a line when it is wide"
+        assert typed(terminal, "h").startswith("where ")
+        terminal.type("exit\r")
+    finally:
+        status = terminal.close()
+    assert status == 1
+
+
+@pytest.mark.parametrize("leave", ["q", "quit", "exit"])
+def test_pdbs_ways_to_leave(tmp_path, leave):
+    terminal = pdb_terminal(tmp_path)
+    try:
+        terminal.type(leave + "\r")
+        assert terminal.proc.wait(30) == 1
+    finally:
+        terminal.close()
+
+
+def test_the_prompts_history_is_kept_between_sessions_and_bounded(tmp_path):
+    terminal = pdb_terminal(tmp_path)
+    try:
+        assert typed(terminal, "p count") == "0"
+        terminal.type("quit\r")
+    finally:
+        terminal.close()
+    history = tmp_path / "state" / "autodbg" / "history"
+    assert history.read_text().splitlines()[-2:] == ["p count", "quit"]
+    terminal = pdb_terminal(tmp_path)
+    try:
+        terminal.type(UP + UP + "\r")  # the line before `quit`, from the last session
+        assert "\n0\n" in terminal.read_until("\n0\n", PROMPT)
+        terminal.type("quit\r")
+    finally:
+        terminal.close()
+    history.write_text("".join(f"p {i}\n" for i in range(2 * HISTORY_LINES)))
+    terminal = pdb_terminal(tmp_path)
+    try:
+        terminal.type("quit\r")
+    finally:
+        terminal.close()
+    kept = history.read_text().splitlines()
+    assert len(kept) == HISTORY_LINES and kept[-1] == "quit" and kept[0] == f"p {HISTORY_LINES + 1}"

@@ -2,13 +2,16 @@
 how it behaves: when it can run, where, how often the model may use it).
 
 The parser, the help text and the model's grammar (`autodbg.debugger.grammar`) are all generated
-from `COMMANDS`, so they can never disagree; adding a command touches this table only. Every
-output is plain text and bounded in size.
+from `COMMANDS`, so they can never disagree; adding a command touches this table only. A command's
+`aliases` are pdb's names for it (`p`, `bt`, `u`...), for a person's habits: the parser and the help
+know them, the model's grammar offers only the canonical names. Every output is plain text and
+bounded in size.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import os
 import re
@@ -25,7 +28,7 @@ from autodbg.debugger.output import (
     MAX_LINES, CommandError, Output, ShownLine, format_source,
 )
 from autodbg.frames.safe_eval import (
-    Refused, TimeLimit, can_run_user_code, check_expression, cut, in_probe, time_limit,
+    Refused, TimeLimit, can_run_user_code, check_expression, cut, in_probe, safe_pretty, time_limit,
 )
 from autodbg.probe import sandbox
 from autodbg.probe.fork import refusal_in_chain
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     from autodbg.debugger.session import Session
 
 LIST_CONTEXT = 5  # lines each side of the current line for a bare `list`
+HERE = "."  # `list .`: around the current line, as in pdb
 TRACE_LINES = 500  # lines a replay may run before it is stopped (the probe's deadline bounds its time)
 TRACE_CHARS = 1200  # of a replay's history: its start and end are kept, the middle steps left out
 MAX_TRACE_CALLS = 10  # calls of one line `trace` offers
@@ -46,7 +50,8 @@ MAX_TRACE_CALLS = 10  # calls of one line `trace` offers
 class Arg:
     """One argument of a command. KIND decides how it parses and what the grammar allows:
     count (1..), frame, exception, line (numbers valid right now), expr (rest of the line),
-    name (a dotted name), call (a replayable call, as `replayable_calls` writes it)."""
+    name (a dotted name), call (a replayable call, as `replayable_calls` writes it), command
+    (a command's name, for a person's `help`)."""
 
     name: str
     kind: str
@@ -75,6 +80,10 @@ def _parse_arg(arg: Arg, text: str):
         return text
     if arg.kind == "call":
         return _parse_call(arg, text)
+    if arg.kind == "command":
+        if text not in COMMANDS_BY_NAME:
+            raise CommandError(f"no command {text!r}; `help` lists them")
+        return text
     return text  # expr: checked by the evaluator
 
 
@@ -91,6 +100,15 @@ def _parse_call(arg: Arg, text: str) -> str:
 
 
 # --- the table -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Alias:
+    """pdb's name for a command. Where pdb's command behaves otherwise, RUN is pdb's behaviour and
+    HELP says what it does; the other attributes (when and where it runs) are the command's."""
+    name: str
+    run: Callable[..., "str | Output"] | None = None
+    help: str | None = None
+
 
 @dataclass(frozen=True)
 class Command:
@@ -111,6 +129,7 @@ class Command:
     limit: int | None = None  # times the model may use it in one investigation (re-runs cost time)
     controls: bool = False  # drives the session or its re-runs: runs in the process that holds them,
     #                         never where the program's frames are (a probe, a re-run child)
+    aliases: tuple[Alias, ...] = ()  # a person's other names for it; never offered to the model
 
     @property
     def usage(self) -> str:
@@ -141,6 +160,16 @@ def _down(s: "Session", count: int = 1) -> str:
     return s.move(count)
 
 
+def _pdb_up(s: "Session", count: int = 1) -> str:
+    """pdb's `u N`: to the outermost frame when there are fewer than N above."""
+    return s.move(-max(1, min(count, s.debugger.curindex)))
+
+
+def _pdb_down(s: "Session", count: int = 1) -> str:
+    """pdb's `d N`: to the innermost frame when there are fewer than N below."""
+    return s.move(max(1, min(count, len(s.debugger.stack) - 1 - s.debugger.curindex)))
+
+
 def _frame(s: "Session", index: int) -> str:
     try:
         s.debugger.select_frame(index)
@@ -167,10 +196,32 @@ def _print(s: "Session", expr: str) -> str:
     return f"{expr} = {s.show(expr, value)}"
 
 
+def _pdb_print(s: "Session", expr: str) -> str:
+    return s.show(expr, s.evaluate(expr))
+
+
+def _pdb_pretty_print(s: "Session", expr: str) -> str:
+    return s.show(expr, s.evaluate(expr), pretty=True)
+
+
 def _type(s: "Session", expr: str) -> str:
-    kind = type(s.evaluate(expr))
+    return f"type({expr}) = {_type_name(type(s.evaluate(expr)))}"
+
+
+def _type_name(kind: type) -> str:
     module = "" if kind.__module__ == "builtins" else kind.__module__ + "."
-    return f"type({expr}) = {module}{kind.__qualname__}"
+    return module + kind.__qualname__
+
+
+def _whatis(s: "Session", expr: str) -> str:
+    """pdb's `whatis`: a function, method or class by its name, anything else by its type."""
+    value = s.evaluate(expr)
+    function = value.__func__ if isinstance(value, types.MethodType) else value
+    if inspect.isfunction(function):
+        return f"{'Function' if function is value else 'Method'} {function.__code__.co_name}"
+    if type(value) is type:
+        return f"Class {value.__module__}.{value.__qualname__}"
+    return f"<class '{_type_name(type(value))}'>"
 
 
 def _dir(s: "Session", expr: str) -> str:
@@ -187,20 +238,59 @@ def _dir(s: "Session", expr: str) -> str:
     return f"dir({expr}): " + (", ".join(names) if names else "(no public attributes)")
 
 
-def _list(s: "Session", first: int | None = None, last: int | None = None) -> Output:
+def _list(s: "Session", first: int | str | None = None, last: int | None = None) -> Output:
     entry = s.debugger.current
-    lines = s.debugger.source_lines(entry)
-    if not lines:
-        raise CommandError(f"no source for {display_path(entry.filename)}")
-    if first is None:
+    if first in (None, HERE):
         first, last = entry.lineno - LIST_CONTEXT, entry.lineno + LIST_CONTEXT
     elif last is None:
         last = first + 2 * LIST_CONTEXT
+    elif last < first:  # as in pdb: a LAST smaller than FIRST is a count
+        last = first + last - 1
+    return _source_window(s, first, last)
+
+
+def _pdb_list(s: "Session", first: int | str | None = None, last: int | None = None) -> str | Output:
+    """pdb's `l`: a bare `l` goes on after the last listing of this frame; FIRST alone is the middle
+    of the window; a LAST smaller than FIRST counts the lines after FIRST."""
+    d = s.debugger
+    if first is None and s.listed is not None and s.listed[:2] == (d.exception_index, d.curindex):
+        first = s.listed[2] + 1
+    elif first in (None, HERE):
+        first = d.current.lineno - LIST_CONTEXT
+    elif last is None:
+        first -= LIST_CONTEXT
+    first = max(first, 1)
+    if last is None:
+        last = first + 2 * LIST_CONTEXT
+    elif last < first:
+        last = first + last
+    if first > len(d.source_lines()) > 0:
+        return "[EOF]"
+    return _source_window(s, first, last)
+
+
+def _longlist(s: "Session") -> Output:
+    """The current function's source (a module's: the whole file), at most MAX_LINES around the
+    current line."""
+    entry = s.debugger.current
+    lines = s.debugger.source_lines(entry)
+    first, last = source.function_span("\n".join(lines), entry.lineno) or (1, len(lines))
+    if last - first >= MAX_LINES:
+        first = max(first, min(entry.lineno - MAX_LINES // 2, last - MAX_LINES + 1))
+    return _source_window(s, first, last)
+
+
+def _source_window(s: "Session", first: int, last: int) -> Output:
+    """Lines FIRST..LAST of the current frame's source (at most MAX_LINES), `->` at its line."""
+    d = s.debugger
+    entry = d.current
+    lines = d.source_lines(entry)
+    if not lines:
+        raise CommandError(f"no source for {display_path(entry.filename)}")
     if first > len(lines):
         raise CommandError(f"{display_path(entry.filename)} has only {len(lines)} lines")
-    if last < first:  # as in pdb: a LAST smaller than FIRST is a count
-        last = first + last - 1
     first, last = max(first, 1), min(last, len(lines), first + MAX_LINES - 1)
+    s.listed = (d.exception_index, d.curindex, last)
     shown = tuple(ShownLine(entry.filename, n, lines[n - 1]) for n in range(first, last + 1))
     return Output(format_source(lines, first, last, entry.lineno), shown)
 
@@ -275,8 +365,15 @@ def replay_here(s: "Session", call: str) -> ValueHistory:
     return history
 
 
-def _help(s) -> str:
-    return help_text()
+def _help(s, name: str | None = None) -> str:
+    if name is None:
+        return help_text() + "\n\n" + aliases_text()
+    command = COMMANDS_BY_NAME[name]
+    canonical = next(c for c in COMMANDS if c.name == command.name)
+    alias = next((a for a in canonical.aliases if a.name == name), None)
+    if alias is not None and alias.help is not None:  # pdb's own behaviour
+        return _rows([(f"{alias.name} {_arg_usage(canonical)}".strip(), f"{canonical.name}: {alias.help}")])
+    return _rows([(canonical.usage, canonical.help)] + _alias_rows(canonical))
 
 
 def _why(s) -> str:
@@ -310,19 +407,28 @@ def _done(s) -> str:
 COMMANDS: tuple[Command, ...] = (
     # The model is not offered where/up/down: its evidence already is the stack, and `frame N`
     # goes straight where up/down would take it turn by turn.
-    Command("where", (), "show the stack; > marks the current frame", _where, for_model=False, live=True),
+    Command("where", (), "show the stack; > marks the current frame", _where, for_model=False, live=True,
+            aliases=(Alias("bt"), Alias("w"))),
     Command("up", (Arg("N", "count", optional=True),), "move N frames toward the caller (default 1)", _up,
-            for_model=False, live=True),
+            for_model=False, live=True,
+            aliases=(Alias("u", _pdb_up, "to the outermost frame when fewer than N are above"),)),
     Command("down", (Arg("N", "count", optional=True),), "move N frames toward the crash (default 1)", _down,
-            for_model=False, live=True),
+            for_model=False, live=True,
+            aliases=(Alias("d", _pdb_down, "to the innermost frame when fewer than N are below"),)),
     Command("frame", (Arg("N", "frame"),), "select frame N (numbers as in `where`)", _frame, live=True),
     Command("locals", (), "show the current frame's local variables", _locals, live=True),
-    Command("args", (), "show the current function's arguments", _args, live=True),
-    Command("print", (Arg("EXPR", "expr"),), "show the value of a read-only expression", _print, live=True),
-    Command("type", (Arg("EXPR", "expr"),), "show the type of an expression", _type, live=True),
+    Command("args", (), "show the current function's arguments", _args, live=True, aliases=(Alias("a"),)),
+    Command("print", (Arg("EXPR", "expr"),), "show the value of a read-only expression", _print, live=True,
+            aliases=(Alias("p", _pdb_print, "the value alone"),
+                     Alias("pp", _pdb_pretty_print, "the value pretty-printed, one item a line when it is wide"))),
+    Command("type", (Arg("EXPR", "expr"),), "show the type of an expression", _type, live=True,
+            aliases=(Alias("whatis", _whatis, "Function NAME, Method NAME, Class NAME, or the type"),)),
     Command("dir", (Arg("EXPR", "expr"),), "show the public attributes of an expression's value", _dir, live=True),
     Command("list", (Arg("FIRST", "line", optional=True), Arg("LAST", "line", optional=True)),
-            "show source lines of the current file (around the current line by default)", _list, live=True),
+            "show source lines of the current file (around the current line by default)", _list, live=True,
+            aliases=(Alias("l", _pdb_list, "FIRST in the middle; a bare `l` goes on, `l .` is the current line"),)),
+    Command("longlist", (), "show the whole current function (a module: its file)", _longlist, for_model=False,
+            live=True, aliases=(Alias("ll"),)),
     Command("source", (Arg("NAME", "name"),), "show the source of a function or class", _source, live=True),
     Command("trace", (Arg("CALL", "call"),),
             "re-run a call of the current line, or the call that made this frame: what each line assigned",
@@ -333,27 +439,53 @@ COMMANDS: tuple[Command, ...] = (
             back_to_crash=True),
     Command("break", (Arg("LOCATION [if COND]", "breakpoint"),),
             "stop a re-run at FILE:LINE or at the start of FUNCTION (when COND is true)", _break,
-            needs="rerun", limit=3, controls=True),
+            needs="rerun", limit=3, controls=True, aliases=(Alias("b"),)),
     Command("rerun", (), "run the program again from the start, stopping at the breakpoints", _rerun,
             needs="breakpoints", limit=2, controls=True),
     Command("continue", (), "let the re-run go on to the next breakpoint", _resume, needs="stop", live=True,
-            resumes=True, limit=4, controls=True),
+            resumes=True, limit=4, controls=True, aliases=(Alias("c"), Alias("cont"))),
     Command("next", (), "run the current line of the re-run, stopping at the next line here", _resume,
-            needs="stop", live=True, resumes=True, limit=4, controls=True),
+            needs="stop", live=True, resumes=True, limit=4, controls=True, aliases=(Alias("n"),)),
     Command("step", (), "run the current line of the re-run, stopping in any function it calls", _resume,
-            needs="stop", live=True, resumes=True, limit=4, controls=True),
+            needs="stop", live=True, resumes=True, limit=4, controls=True, aliases=(Alias("s"),)),
     Command("done", (), "finish the investigation and give the diagnosis", _done, ends_session=True, controls=True),
     Command("why", (), "hand the session to the model from here and print its diagnosis", _why, for_model=False,
             controls=True),
-    Command("help", (), "show this help", _help, for_model=False, controls=True),
-    Command("quit", (), "leave the debugger", _quit, for_model=False, ends_session=True, controls=True),
+    Command("help", (Arg("COMMAND", "command", optional=True),), "show this help, or a command's", _help,
+            for_model=False, controls=True, aliases=(Alias("h"),)),
+    Command("quit", (), "leave the debugger", _quit, for_model=False, ends_session=True, controls=True,
+            aliases=(Alias("q"), Alias("exit"))),
 )
-COMMANDS_BY_NAME = {c.name: c for c in COMMANDS}
+# Each alias parses to its command, running pdb's behaviour where it has its own.
+COMMANDS_BY_NAME = {c.name: c for c in COMMANDS} | {
+    a.name: dataclasses.replace(c, run=a.run or c.run) for c in COMMANDS for a in c.aliases}
 
 
 def help_text(commands=COMMANDS) -> str:
-    width = max(len(c.usage) for c in commands)
-    return "\n".join(f"{c.usage.ljust(width)}  {c.help}" for c in commands)
+    return _rows([(c.usage, c.help) for c in commands])
+
+
+def aliases_text(commands=COMMANDS) -> str:
+    """pdb's names of COMMANDS, for a person's `help`."""
+    rows = [row for c in commands for row in _alias_rows(c)]
+    return "pdb's names for them (the same command unless said):\n" + _rows(rows)
+
+
+def _alias_rows(command: Command) -> list[tuple[str, str]]:
+    """(usage, help) of COMMAND's aliases: those that only rename it on one row, then each of pdb's own."""
+    renames = [a.name for a in command.aliases if a.run is None]
+    rows = [(f"{', '.join(renames)} {_arg_usage(command)}".strip(), command.name)] if renames else []
+    return rows + [(f"{a.name} {_arg_usage(command)}".strip(), f"{command.name}: {a.help}")
+                   for a in command.aliases if a.run is not None]
+
+
+def _arg_usage(command: Command) -> str:
+    return " ".join(a.usage for a in command.args)
+
+
+def _rows(rows: list[tuple[str, str]]) -> str:
+    width = max(len(usage) for usage, _ in rows)
+    return "\n".join(f"{usage.ljust(width)}  {text}" for usage, text in rows)
 
 
 def parse(line: str) -> tuple[Command, list]:
@@ -366,14 +498,19 @@ def parse(line: str) -> tuple[Command, list]:
     if command is None:
         raise CommandError(f"unknown command {name!r}; try `help`")
     rest = rest.strip()
+    usage = f"usage: {name} {_arg_usage(command)}".rstrip()  # as typed: `p EXPR` for `p`
     if command.args and command.args[0].kind in ("expr", "breakpoint", "call"):
         if not rest:
-            raise CommandError(f"usage: {command.usage}")
+            raise CommandError(usage)
         return command, [_parse_arg(command.args[0], rest)]
+    if command.args and command.args[0].kind == "line":  # pdb's forms too: `list .`, `list 3, 9`
+        if rest == HERE:
+            return command, [HERE]
+        rest = rest.replace(",", " ")
     words = rest.split()
     required = sum(not a.optional for a in command.args)
     if not required <= len(words) <= len(command.args):
-        raise CommandError(f"usage: {command.usage}")
+        raise CommandError(usage)
     return command, [_parse_arg(a, w) for a, w in zip(command.args, words)]
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from autodbg.debugger.commands import parse
 from autodbg.debugger.output import CommandError, Output, ShownLine, bound_output, fold_indexes, fold_summary
 from autodbg.frames.core import FrameEntry, Inspector, display_path
-from autodbg.frames.safe_eval import Evaluator, Refused, TimeLimit, cut, safe_repr
+from autodbg.frames.safe_eval import Evaluator, Refused, TimeLimit, cut, safe_pretty, safe_repr
 from autodbg.probe.fork import refusal_in_chain
 from autodbg.records import Ended, Record
 from autodbg.redact import Redactor, redacted
@@ -35,6 +35,8 @@ class Session:
 
     debugger: Inspector
     redactor: Redactor = field(default_factory=Redactor)
+    # (exception, frame, last line) of the last listing, where pdb's bare `l` goes on from
+    listed: tuple[int, int, int] | None = None
 
     def __post_init__(self) -> None:
         for frame in self.debugger.all_frames():
@@ -85,12 +87,13 @@ class Session:
             raise CommandError(f"{type(exc).__name__}: {cut(str(exc), 200)}",
                                refused=refusal_in_chain(exc) is not None) from None
 
-    def show(self, label: str, value) -> str:
-        """A value's repr, redacted when the name it was reached by looks secret."""
+    def show(self, label: str, value, pretty: bool = False) -> str:
+        """A value's repr (PRETTY: laid out as pprint does), redacted when the name it was reached
+        by looks secret."""
         words = re.findall(r"[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"", label)
         if any(self.redactor.is_secret(w.strip("'\"")) for w in words):
             return redacted(value)
-        return safe_repr(value)
+        return safe_pretty(value) if pretty else safe_repr(value)
 
     def format_names(self, values: dict) -> str:
         if not values:

@@ -3,7 +3,8 @@
 autodbg's evidence and diagnosis; `%autodbg` investigates the last exception on demand.
 
 IPython never calls sys.excepthook: it shows a cell's exception itself, so the extension hooks
-that (`set_custom_exc`), and shows IPython's traceback first, unchanged.
+that (`set_custom_exc`), and shows IPython's traceback first, unchanged. Cells are named as
+IPython names them, `Cell In[2], line 3`.
 """
 
 from __future__ import annotations
@@ -13,14 +14,27 @@ import sys
 
 def load(ipython) -> None:
     import autodbg.startup as startup
+    from autodbg.frames.core import name_files
 
     startup.remember()  # the environment as the notebook had it when autodbg was loaded
     ipython.set_custom_exc((Exception,), show_and_investigate)
     ipython.register_magic_function(autodbg_magic, "line", "autodbg")
+    name_files(lambda filename: cell_name(ipython, filename))
 
 
 def unload(ipython) -> None:
+    from autodbg.frames.core import name_files
+
     ipython.set_custom_exc((), None)
+    name_files(None)
+
+
+def cell_name(ipython, filename: str) -> str | None:
+    """`Cell In[N]` for the file IPython compiled cell N into (`<ipython-input-N-...>` in a shell,
+    `ipykernel_PID/HASH.py` in Jupyter), as its tracebacks name it: its compiler's
+    format_code_name. None for any other file."""
+    named = ipython.compile.format_code_name(filename)
+    return " ".join(named) if named is not None else None
 
 
 def show_and_investigate(shell, etype, value, tb, tb_offset=None):

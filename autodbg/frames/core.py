@@ -6,14 +6,20 @@ tells user frames from library frames. It knows nothing of commands or models.
 
 from __future__ import annotations
 
+import __future__
 import bdb
 import builtins
+import functools
+import inspect
 import linecache
+import operator
 import os
+import re
 import sys
 import sysconfig
 import types
 from dataclasses import dataclass
+from typing import Callable
 
 MAX_CHAIN = 64
 
@@ -124,11 +130,26 @@ class FrameEntry:
 
     @property
     def location(self) -> str:
-        return f"{display_path(self.filename)}:{self.lineno} in {self.function}"
+        return f"{file_line(display_path(self.filename), self.lineno)} in {self.function}"
+
+
+_file_namer: Callable[[str], str | None] | None = None
+CELL_NAME = re.compile(r"Cell In\[\d+\]")  # IPython's name of a cell
+
+
+def name_files(namer: Callable[[str], str | None] | None) -> None:
+    """Show files by the name NAMER gives them (None: a file it does not name): the IPython
+    extension names its cells `Cell In[N]`, as IPython does. None: no names."""
+    global _file_namer
+    _file_namer = namer
 
 
 def display_path(filename: str) -> str:
-    """Paths under the working directory are shown relative to it."""
+    """A file as the user knows it: a notebook cell by its name, a path under the working directory
+    relative to it."""
+    named = _file_namer(filename) if _file_namer is not None else None
+    if named is not None:
+        return named
     if filename.startswith("<"):
         return filename
     try:
@@ -136,6 +157,12 @@ def display_path(filename: str) -> str:
     except ValueError:
         return filename
     return filename if rel.startswith("..") else rel
+
+
+def file_line(display_file: str, line: int) -> str:
+    """Where LINE of a file (named by display_path) is, as the user's tools say it: `app.py:3`,
+    and for a cell as IPython does, `Cell In[2], line 3`."""
+    return f"{display_file}, line {line}" if CELL_NAME.fullmatch(display_file) else f"{display_file}:{line}"
 
 
 class Inspector(bdb.Bdb):
@@ -191,8 +218,7 @@ class Inspector(bdb.Bdb):
                 yield frame
 
     def source_lines(self, entry: FrameEntry | None = None) -> list[str]:
-        entry = entry or self.current
-        return source_lines(entry.filename, entry.frame.f_globals)
+        return frame_source_lines((entry or self.current).frame)
 
 
 class PostMortem(Inspector):
@@ -218,10 +244,67 @@ class PostMortem(Inspector):
 
 
 def source_lines(filename: str, module_globals: dict | None = None) -> list[str]:
-    """The file's lines (without newlines), also for `python -c` code before 3.13."""
-    lines = linecache.getlines(filename, module_globals)
-    if not lines and filename == "<string>":
-        argv = getattr(sys, "orig_argv", [])
-        if "-c" in argv and argv.index("-c") + 1 < len(argv):
-            lines = argv[argv.index("-c") + 1].splitlines(True)
-    return [line.rstrip("\r\n") for line in lines]
+    """The file's lines (without newlines); none for STRING, whose name says not which string it was
+    (frame_source_lines can tell)."""
+    if filename == STRING:
+        return []
+    return [line.rstrip("\r\n") for line in linecache.getlines(filename, module_globals)]
+
+
+STRING = "<string>"  # the name of code compiled from a string: exec, eval, compile, python -c
+MAX_STRING = 200_000  # characters of a string tried as a frame's source
+MAX_CALLERS = 50  # frames looked through for the string a frame's code was compiled from
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
+                                                for name in __future__.all_feature_names))
+
+
+def frame_source_lines(frame: types.FrameType, module_globals: bool = True) -> list[str]:
+    """The lines of FRAME's source: its file's (read with its module's loader when MODULE_GLOBALS);
+    for code compiled from a string, the string that compiles to this very code, where one is found
+    (the `python -c` argument, linecache, the strings the frame and its callers name), else none:
+    `exec` names all its strings alike, and another string's lines would be the wrong ones."""
+    code = frame.f_code
+    if code.co_filename != STRING:
+        return source_lines(code.co_filename, frame.f_globals if module_globals else None)
+    for text in _strings_near(frame):
+        if _compiles_to(text, code):
+            return [line.rstrip("\r\n") for line in text.splitlines()]
+    return []
+
+
+def _strings_near(frame: types.FrameType):
+    """Strings FRAME's code may have been compiled from, read without running any program code."""
+    argv = getattr(sys, "orig_argv", [])
+    if "-c" in argv[:-1]:
+        yield argv[argv.index("-c") + 1]
+    yield "".join(linecache.getlines(STRING))  # what a tool put there (a name not a file's is never read)
+    caller = frame
+    for _ in range(MAX_CALLERS):
+        if caller is None:
+            return
+        code = caller.f_code
+        scopes = [caller.f_locals, caller.f_globals] if code.co_flags & inspect.CO_OPTIMIZED else [caller.f_globals]
+        for name in dict.fromkeys(code.co_varnames + code.co_cellvars + code.co_freevars + code.co_names):
+            for scope in scopes:
+                value = dict.get(scope, name) if isinstance(scope, dict) else None  # no mapping's own code
+                if type(value) is str and len(value) <= MAX_STRING:
+                    yield value
+        yield from (c for c in code.co_consts if type(c) is str and len(c) <= MAX_STRING)
+        caller = caller.f_back
+
+
+def _compiles_to(text: str, code: types.CodeType) -> bool:
+    """Whether TEXT, compiled as `exec` or `eval` would, holds CODE (equal code is the same
+    instructions at the same lines)."""
+    for mode in ("exec", "eval"):
+        try:
+            compiled = compile(text, STRING, mode, flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        except Exception:  # not Python, or not of this mode
+            continue
+        if _holds(compiled, code):
+            return True
+    return False
+
+
+def _holds(compiled: types.CodeType, code: types.CodeType) -> bool:
+    return compiled == code or any(_holds(c, code) for c in compiled.co_consts if isinstance(c, types.CodeType))

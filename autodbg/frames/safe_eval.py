@@ -30,6 +30,7 @@ from autodbg.redact import is_secret_name, redacted
 MAX_REPR = 300  # characters of one value
 MAX_ITEMS = 12  # container items shown before "..."
 MAX_DEPTH = 3
+PRETTY_WIDTH = 80  # columns of `pp`, pprint's default
 MAX_SIZE = 1_000_000  # longest sequence an expression may build or walk
 MAX_EXPRESSION = 2000  # characters of one expression
 MAX_NESTING = 100  # levels of one expression's syntax tree
@@ -159,7 +160,7 @@ def _repr(value: object, depth: int) -> str:
     if type(value) in (str, bytes, bytearray):
         shown = repr(value[:MAX_REPR])
         return shown if len(value) <= MAX_REPR else shown + f"...[{len(value)} long]"
-    if type(value) in (list, tuple, set, frozenset, dict) or isinstance(value, dict):
+    if _is_container(value):
         return _repr_container(value, depth)
     if isinstance(value, (types.FunctionType, types.MethodType)):
         return f"<function {getattr(value, '__qualname__', '?')}>"
@@ -171,31 +172,65 @@ def _repr(value: object, depth: int) -> str:
 
 
 def _repr_container(value, depth: int) -> str:
+    parts = _container_parts(value, depth)
+    if isinstance(parts, str):
+        return parts
+    opening, entries, closing = parts
+    return opening + ", ".join(prefix + _shown(inner, depth - 1) for prefix, inner in entries) + closing
+
+
+class _Verbatim(str):
+    """An entry of a container shown as this text, not by its repr: a redacted value, `...N more`."""
+
+
+def _shown(value, depth: int) -> str:
+    return str.__str__(value) if type(value) is _Verbatim else _repr(value, depth)
+
+
+def _container_parts(value, depth: int) -> "str | tuple[str, list[tuple[str, object]], str]":
+    """VALUE's opening bracket, its entries (a dict's key text, then the value to show), and its
+    closing bracket; a str when VALUE is shown without its entries."""
     # A dict subclass may override items() and __len__: read it through dict's own methods.
     size = dict.__len__(value) if isinstance(value, dict) else len(value)
     if depth <= 0:
         return f"<{type(value).__name__} of {size}>"
+    more = [("", _Verbatim(f"...{size - MAX_ITEMS} more"))] if size > MAX_ITEMS else []
     if isinstance(value, dict):
-        items = []
-        for i, (k, v) in enumerate(dict.items(value)):
-            if i == MAX_ITEMS:
-                items.append(f"...{size - MAX_ITEMS} more")
-                break
-            shown = redacted(v) if isinstance(k, str) and is_secret_name(k) else _repr(v, depth - 1)
-            items.append(f"{_repr(k, depth - 1)}: {shown}")
-        body = ", ".join(items)
-        return "{" + body + "}" if type(value) is dict else f"{type(value).__name__}({{{body}}})"
-    items = [_repr(v, depth - 1) for _, v in zip(range(MAX_ITEMS), value)]
-    if len(value) > MAX_ITEMS:
-        items.append(f"...{len(value) - MAX_ITEMS} more")
-    body = ", ".join(items)
+        entries = [(_repr(k, depth - 1) + ": ", _Verbatim(redacted(v)) if isinstance(k, str) and is_secret_name(k) else v)
+                   for _, (k, v) in zip(range(MAX_ITEMS), dict.items(value))]
+        return ("{" if type(value) is dict else f"{type(value).__name__}({{"), entries + more, \
+            ("}" if type(value) is dict else "})")
+    entries = [("", v) for _, v in zip(range(MAX_ITEMS), value)] + more
     if isinstance(value, list):
-        return "[" + body + "]"
+        return "[", entries, "]"
     if isinstance(value, tuple):
-        return "(" + body + ("," if len(value) == 1 else "") + ")"
+        return "(", entries, ",)" if len(value) == 1 else ")"
     if not value:
         return f"{type(value).__name__}()"
-    return "{" + body + "}" if type(value) is set else f"{type(value).__name__}({{{body}}})"
+    return ("{", entries, "}") if type(value) is set else (f"{type(value).__name__}({{", entries, "})")
+
+
+def safe_pretty(value: object, width: int = PRETTY_WIDTH) -> str:
+    """safe_repr laid out as pprint lays out a repr: a container too wide for WIDTH columns gets
+    one entry a line, under its opening bracket."""
+    return _pretty(value, MAX_DEPTH, 0, width)
+
+
+def _pretty(value, depth: int, column: int, width: int) -> str:
+    flat = _shown(value, depth)
+    if column + len(flat) <= width or not _is_container(value):
+        return flat
+    parts = _container_parts(value, depth)
+    if isinstance(parts, str):
+        return parts
+    opening, entries, closing = parts
+    inner = column + len(opening)
+    lines = [prefix + _pretty(entry, depth - 1, inner + len(prefix), width) for prefix, entry in entries]
+    return opening + (",\n" + " " * inner).join(lines) + closing
+
+
+def _is_container(value) -> bool:
+    return type(value) in (list, tuple, set, frozenset, dict) or isinstance(value, dict)
 
 
 def _repr_plain_object(value, depth: int) -> str:

@@ -21,7 +21,7 @@ from autodbg.debugger.grammar import (
 )
 from autodbg.debugger.output import ShownLine
 from autodbg.fix.check import check_fix
-from autodbg.frames.core import display_path, is_test_file, source_lines
+from autodbg.frames.core import display_path, file_line, is_test_file, source_lines
 from autodbg.investigate.answer import (
     diagnosis_of, echo, judging_files, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
 )
@@ -325,7 +325,7 @@ def plain_reason(diagnosis: Diagnosis) -> str:
     lines = source_lines(diagnosis.file)
     was = " ".join(" ".join(lines[n - 1].split()) for n in range(diagnosis.line, diagnosis.line_end + 1)
                    if n <= len(lines)) or "(nothing)"
-    where = f"{diagnosis.display_file}:{diagnosis.line}: `{was}`"
+    where = f"{file_line(diagnosis.display_file, diagnosis.line)}: `{was}`"
     fix = diagnosis.fix
     if fix is None or not fix.usable:
         return f"{where} made a value the failing line used and is most likely wrong."

@@ -11,7 +11,7 @@ import sys
 
 from autodbg.channel import Channel, ChannelError
 from autodbg.debugger.commands import COMMANDS_BY_NAME
-from autodbg.frames.core import Inspector, exception_title, source_lines
+from autodbg.frames.core import Inspector, exception_title
 from autodbg.frames.safe_eval import Evaluator, set_mode
 from autodbg.probe.fork import available, run_in_probe
 from autodbg.crash import CrashSession
@@ -81,7 +81,8 @@ class Tracer(Inspector):
         self.set_stack(frame, None)
         session = CrashSession(lambda: self, probes=self.probes, live=True)
         entry = self.current
-        code = source_lines(entry.filename)[entry.lineno - 1].strip() if entry.lineno else ""
+        lines = self.source_lines(entry)
+        code = lines[entry.lineno - 1].strip() if 0 < entry.lineno <= len(lines) else ""
         text = f"stopped at {entry.location} (hit {self.hits})\n  {entry.lineno} -> {code}"
         self.channel.send("stopped", text=text, state=_state_data(session))
         while True:
@@ -98,12 +99,12 @@ class Tracer(Inspector):
             if kind != "command":
                 self.set_quit()
                 return
-            name = request["line"].split()[0]
-            if COMMANDS_BY_NAME.get(name) is not None and COMMANDS_BY_NAME[name].resumes:
-                self.mode = name
+            command = COMMANDS_BY_NAME.get(request["line"].split()[0])  # an alias (`c`) is its command
+            if command is not None and command.resumes:
+                self.mode = command.name
                 stopped = self.stack[-1].frame
                 {"continue": self.set_continue, "next": lambda: self.set_next(stopped),
-                 "step": self.set_step}[name]()
+                 "step": self.set_step}[command.name]()
                 return
             result = session.execute(request["line"])
             self.channel.send("output", ok=result.ok, output=result.output, lines=[list(l) for l in result.lines],
