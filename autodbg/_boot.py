@@ -1,55 +1,22 @@
-"""The start-up hook: autodbg.pth calls `install()` at every start of an interpreter in the venv.
-
-It runs before every Python program, so it stays tiny: stdlib only, nothing imported at module level
-beyond `sys` and `os` (both already loaded by `site`), and at start-up only autodbg.startup, which
-remembers the settings before the program can change them. The crash handler is imported at a crash.
+"""The crash handler's first floor: whether a crash is investigated, and handing it on. The start-up
+hook (_autodbg_hook, at the root of site-packages) imports this module only when it sees an
+exception; `autodbg status` asks it what the hook would do.
 """
 
 import os
 import sys
+
+import autodbg.startup as startup
+from _autodbg_hook import MARKER, enabled  # noqa: F401 -- for autodbg.installer and `autodbg status`
 
 # Variables that mean "running in CI": the hook stays quiet there unless AUTODBG=1.
 CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TRAVIS", "TF_BUILD",
            "JENKINS_URL", "TEAMCITY_VERSION", "CODEBUILD_BUILD_ID", "BITBUCKET_BUILD_NUMBER",
            "CIRRUS_CI", "HEROKU_TEST_RUN_ID", "BUILD_ID")
 
-# `autodbg install` writes this file into the venv's prefix; it enables the hook there.
-MARKER = "autodbg.enabled"
-
 # The exception last handed to the crash handler. When another hook of ours sits further up the
-# chain (see install()), it sees the same exception and leaves it alone.
+# chain (see _autodbg_hook.install), it sees the same exception and leaves it alone.
 _handled = None
-
-
-def install():
-    """Hook sys.excepthook and threading.excepthook, if autodbg is enabled for this interpreter."""
-    import autodbg.startup as startup
-
-    startup.remember()  # before the program runs
-    if not enabled()[0] or getattr(sys.excepthook, "_autodbg", False):
-        return  # off, or already ours: a venv runs each .pth twice
-    # If something replaced our hook since the last call (a sitecustomize that runs after the
-    # .pth), wrap again so the autodbg section still comes after that hook's output.
-    sys.excepthook = _chained_excepthook(sys.excepthook)
-    if not getattr(sys, "_autodbg_hooked", False):
-        sys._autodbg_hooked = True
-        _hook_threads()
-        _hook_logging()
-
-
-def enabled():
-    """(is autodbg enabled for this interpreter, why)."""
-    import autodbg.startup as startup
-
-    setting = startup.environ().get("AUTODBG")
-    if startup.switch(setting) is False:
-        return False, f"AUTODBG={setting} turns it off"
-    if startup.switch(setting) is True:
-        return True, f"AUTODBG={setting} turns it on"
-    marker = os.path.join(sys.prefix, MARKER)
-    if os.path.exists(marker):
-        return True, f"{marker} exists"
-    return False, f"no {marker}; `autodbg install` writes it"
 
 
 def should_investigate(exc):
@@ -62,8 +29,6 @@ def should_investigate(exc):
 
 def decision():
     """(would a crash now be investigated, why), apart from the exception's type."""
-    import autodbg.startup as startup
-
     env = os.environ  # as it is now, for what the program is doing: running under pytest, or in CI
     setting = startup.environ().get("AUTODBG")
     if startup.switch(setting) is False:
@@ -109,103 +74,9 @@ def _in_multiprocessing_child():
     return process is not None and process.parent_process() is not None
 
 
-def _hook_threads():
-    threading = sys.modules.get("threading")
-    if threading is not None:
-        threading.excepthook = _chained_thread_excepthook(threading.excepthook)
-    else:
-        # Importing threading costs milliseconds. Its default excepthook is copied from
-        # _thread._excepthook when threading is first imported, so wrap that one instead.
-        import _thread  # built in and already loaded by the import system: costs nothing
-        _thread._excepthook = _chained_thread_excepthook(_thread._excepthook)
-
-
-def _hook_logging():
-    """Investigate an exception logged at the top of a program (`logging.exception` in the
-    `except` around main) or by asyncio ("Task exception was never retrieved"), while its frames
-    are still there. logging is hooked once the program imports it: importing it here would cost
-    milliseconds at every start."""
-    logging = sys.modules.get("logging")
-    if logging is not None:
-        _wrap_logging(logging)
-    else:
-        sys.meta_path.insert(0, _LoggingImportWatcher())
-
-
-class _LoggingImportWatcher:
-    """A meta path finder that steps aside at once for every module but logging."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "logging":
-            return None
-        sys.meta_path.remove(self)
-        from importlib.machinery import PathFinder  # loaded by the import system already
-
-        spec = PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            _wrap_logging(module)
-
-        spec.loader.exec_module = exec_module  # this module's own loader
-        return spec
-
-
-def _wrap_logging(logging):
-    handle = logging.Logger.handle
-
-    def handle_and_investigate(self, record):
-        handle(self, record)
-        exc = record.exc_info[1] if record.exc_info else None
-        if exc is not None and record.levelno >= logging.ERROR and _logged_at_top(record):
-            _investigate(exc, None)
-
-    handle_and_investigate._autodbg = True
-    if not getattr(handle, "_autodbg", False):
-        logging.Logger.handle = handle_and_investigate
-
-
-def _logged_at_top(record):
-    """Whether RECORD was logged by asyncio about an exception nobody will see, or from the top
-    of the program: the main module's own code, or a function it called there."""
-    if record.name == "asyncio":
-        return True
-    main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if not main or os.path.abspath(record.pathname) != os.path.abspath(main):
-        return False
-    if record.funcName == "<module>":
-        return True
-    frame = sys._getframe(0)
-    while frame is not None and not (frame.f_code.co_filename == record.pathname and frame.f_lineno == record.lineno):
-        frame = frame.f_back
-    caller = frame.f_back if frame is not None else None
-    return caller is not None and caller.f_code.co_name == "<module>" and caller.f_globals.get("__name__") == "__main__"
-
-
-def _chained_excepthook(previous):
-    def excepthook(exc_type, exc, tb):
-        previous(exc_type, exc, tb)  # the user's traceback first, exactly as without autodbg
-        _investigate(exc, None)
-
-    excepthook._autodbg = True
-    excepthook.__wrapped__ = previous
-    return excepthook
-
-
-def _chained_thread_excepthook(previous):
-    def thread_excepthook(args):
-        previous(args)  # "Exception in thread ..." as usual
-        _investigate(args.exc_value, getattr(args.thread, "name", "unknown thread"))
-
-    thread_excepthook._autodbg = True
-    thread_excepthook.__wrapped__ = previous
-    return thread_excepthook
-
-
-def _investigate(exc, thread_name):
+def investigate(exc, thread_name):
+    """Investigate EXC, an exception nobody caught (in the thread THREAD_NAME, None: the main one),
+    if should_investigate says so; whatever fails here is one line, after the user's traceback."""
     global _handled
     try:
         if exc is None or exc is _handled or not should_investigate(exc):
@@ -240,8 +111,6 @@ def _keep_interrupted_exit():
 def _report_internal_error(error):
     """One line, or with AUTODBG_DEBUG=1 autodbg's own traceback, for a bug report."""
     try:
-        import autodbg.startup as startup
-
         if startup.switch(startup.environ().get("AUTODBG_DEBUG")):
             import traceback
             sys.stderr.write("autodbg: internal error (AUTODBG_DEBUG=1):\n")

@@ -2,8 +2,8 @@
 
 Builds the wheel, makes three venvs that differ only in autodbg (absent / installed but not enabled
 / enabled), runs `python -c pass` in each in turn, and prints medians. Target: enabled ≤ 1.01 × absent.
-Also prints the import time of autodbg._boot (-X importtime) and the in-process cost of
-import + install(). Needs hatchling (./install.sh --dev). Usage: python bench/startup.py [RUNS]
+Also prints the import time of the hook module, _autodbg_hook (-X importtime), and the in-process
+cost of import + install(). Needs hatchling (./install.sh --dev). Usage: python bench/startup.py [RUNS]
 """
 
 from __future__ import annotations
@@ -43,19 +43,19 @@ def run_ms(python: str, env: dict[str, str]) -> tuple[float, float]:
 
 
 def boot_import_us(python: str, env: dict[str, str]) -> float:
-    """Self time of importing autodbg and autodbg._boot, from -X importtime."""
+    """Self time of importing the start-up hook's modules, from -X importtime."""
     err = subprocess.run([python, "-X", "importtime", "-c", "pass"], env=env, check=True,
                          capture_output=True, text=True).stderr
-    # Lines look like: "import time:       123 |        456 | autodbg._boot"
+    # Lines look like: "import time:       123 |        456 | _autodbg_hook"
     return sum(int(line.split("|")[0].split(":")[1]) for line in err.splitlines()
-               if line.split("|")[-1].strip() in ("autodbg", "autodbg._boot"))
+               if line.split("|")[-1].strip().startswith(("_autodbg_hook", "autodbg")))
 
 
 def import_and_install_us(python: str, purelib: str, env: dict[str, str]) -> float:
-    """import autodbg._boot + install(), timed inside the process (-S: not done at start-up;
+    """import _autodbg_hook + install(), timed inside the process (-S: not done at start-up;
     os imported first, as site does)."""
     code = (f"import os, sys, time; sys.path.append({purelib!r}); t = time.perf_counter()\n"
-            "import autodbg._boot as b; b.install()\n"
+            "import _autodbg_hook as h; h.install()\n"
             "print((time.perf_counter() - t) * 1e6); assert sys._autodbg_hooked")
     out = subprocess.run([python, "-S", "-c", code], env={**env, "AUTODBG": "1"}, check=True,
                          capture_output=True, text=True).stdout
@@ -65,7 +65,7 @@ def import_and_install_us(python: str, purelib: str, env: dict[str, str]) -> flo
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     # Without PYTHONDONTWRITEBYTECODE, which would make pip skip the .pyc files and every start
-    # compile autodbg._boot again.
+    # compile the hook again.
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("AUTODBG") and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,7 +97,7 @@ def main() -> None:
         wall, cpu = (statistics.median(column) for column in zip(*samples))
         print(f"  {name:<24} wall {wall:6.2f} ms (ratio {wall / base_wall:.3f})"
               f"   CPU {cpu:6.2f} ms (ratio {cpu / base_cpu:.3f}, +{(cpu - base_cpu) * 1000:.0f} us)")
-    print(f"import autodbg + autodbg._boot (-X importtime self, median of 50): "
+    print(f"import of the hook's modules (-X importtime self, median of 50): "
           f"{statistics.median(imports):.0f} us")
     print(f"import + install() timed in-process (median of 50): {statistics.median(installs):.0f} us")
 

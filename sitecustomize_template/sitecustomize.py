@@ -29,7 +29,7 @@ try:
     _run_displaced_sitecustomize()  # its errors reach `site`, which reports them as before
 finally:
     try:
-        import autodbg._boot
-        autodbg._boot.install()
+        import _autodbg_hook
+        _autodbg_hook.install()
     except Exception:  # autodbg half-removed: stay silent, as autodbg.pth does
         pass

@@ -1,4 +1,4 @@
-"""The start-up hook (autodbg._boot), in real interpreters that crash for real.
+"""The start-up hook (_autodbg_hook, then autodbg._boot at a crash), in real interpreters that crash for real.
 
 The hook is installed the way autodbg.pth does it: the .pth file's own line, run at start-up as a
 sitecustomize (a PYTHONPATH directory is not a site directory, so a .pth there would not run).
@@ -16,13 +16,14 @@ import sysconfig
 
 import pytest
 
+import _autodbg_hook
 from autodbg import _boot, startup
 from conftest import REPO, clean_env, run_in_terminal, run_py
 
 CRASH = "def divide(a, b):\n    return a / b\n\ndivide(1, 0)\n"
 
 # Programs that replace autodbg.pipeline inside the crashing process itself: the thing under test is
-# _boot's wiring and guard, and these stand in for a crash handler that reports or breaks.
+# the hook's wiring and _boot's guard, and these stand in for a crash handler that reports or breaks.
 REPORTING_HANDLER = """\
 import sys, types
 def handle_crash(exc, thread_name=None):
@@ -89,7 +90,7 @@ def test_autodbg_0_leaves_stderr_byte_identical(hooked, crash_script, off):
 def test_previous_excepthook_runs_first(tmp_path):
     program = (REPORTING_HANDLER + "def user_hook(*exc_info): print('USER HOOK', file=sys.stderr)\n"
                "sys.excepthook = user_hook\n"
-               "import autodbg._boot; autodbg._boot.install()\n"
+               "import _autodbg_hook; _autodbg_hook.install()\n"
                "raise ValueError('boom')\n")
     run = run_py(["-c", program], env=clean_env(AUTODBG="1"))
     assert run.returncode == 1
@@ -103,7 +104,7 @@ def test_previous_excepthook_runs_first(tmp_path):
 ])
 def test_a_failing_handler_adds_exactly_one_line(tmp_path, handler, our_line):
     script = tmp_path / "prog.py"
-    script.write_text(handler + "import autodbg._boot; autodbg._boot.install()\n" + CRASH)
+    script.write_text(handler + "import _autodbg_hook; _autodbg_hook.install()\n" + CRASH)
     off = run_py([str(script)], env=clean_env(AUTODBG="0"))  # the same program, hook not installed
     run = run_py([str(script)], env=clean_env(AUTODBG="1"))
     assert off.returncode == run.returncode == 1
@@ -113,7 +114,7 @@ def test_a_failing_handler_adds_exactly_one_line(tmp_path, handler, our_line):
 
 def test_ctrl_c_inside_the_handler_adds_nothing(tmp_path):
     script = tmp_path / "prog.py"
-    script.write_text(INTERRUPTED_HANDLER + "import autodbg._boot; autodbg._boot.install()\n" + CRASH)
+    script.write_text(INTERRUPTED_HANDLER + "import _autodbg_hook; _autodbg_hook.install()\n" + CRASH)
     off = run_py([str(script)], env=clean_env(AUTODBG="0"))
     run = run_py([str(script)], env=clean_env(AUTODBG="1"))
     assert (run.returncode, run.stderr) == (off.returncode, off.stderr) == (1, off.stderr)
@@ -131,7 +132,7 @@ def test_exits_and_interrupts_are_not_crashes(hooked, tmp_path, statement):
 
 
 def test_installing_again_keeps_one_hook(hooked):
-    program = (COUNT_HOOKS + "import sys, autodbg._boot as b\n"
+    program = (COUNT_HOOKS + "import sys, _autodbg_hook as b\n"
                "b.install(); b.install()\n"
                "import threading\n"
                "print(count(sys.excepthook), count(threading.excepthook))\n")
@@ -141,7 +142,7 @@ def test_installing_again_keeps_one_hook(hooked):
 
 def test_a_hook_installed_over_ours_is_wrapped_again_but_investigates_once():
     # What autodbg's sitecustomize meets when a tool's hook replaced ours after autodbg.pth ran.
-    program = (REPORTING_HANDLER + COUNT_HOOKS + "import autodbg._boot as b\n"
+    program = (REPORTING_HANDLER + COUNT_HOOKS + "import _autodbg_hook as b\n"
                "b.install()\n"
                "ours = sys.excepthook\n"
                "def tool_hook(*exc_info):\n"
@@ -161,7 +162,7 @@ def test_a_hook_installed_over_ours_is_wrapped_again_but_investigates_once():
 
 @pytest.mark.parametrize("threading_first", [True, False], ids=["threading-loaded", "threading-later"])
 def test_thread_crash_gets_evidence_after_the_usual_message(threading_first):
-    install = "import autodbg._boot; autodbg._boot.install()\n"
+    install = "import _autodbg_hook; _autodbg_hook.install()\n"
     program = ("import sys\n"
                + ("import threading\n" + install if threading_first else
                   install + "assert 'threading' not in sys.modules\nimport threading\n")
@@ -192,7 +193,7 @@ def _interpreters():
 
 @pytest.mark.parametrize("python", _interpreters())
 def test_thread_hook_and_thread_name_on_each_python(python):
-    program = (REPORTING_HANDLER + "import autodbg._boot; autodbg._boot.install()\n"
+    program = (REPORTING_HANDLER + "import _autodbg_hook; _autodbg_hook.install()\n"
                "import threading\n"
                "t = threading.Thread(target=lambda: 1 / 0, name='worker'); t.start(); t.join()\n")
     done = subprocess.run([python, "-S", "-c", program], env=clean_env(AUTODBG="1"),
@@ -264,14 +265,14 @@ def test_status_rows(hooked):
     assert off == [["enabled", "no", "AUTODBG=0 turns it off"]]
 
 
-def test_start_up_cost_is_three_tiny_modules():
+def test_start_up_cost_is_one_tiny_module():
     # Anything more would be imported before every Python program in the venv. (-S: so that the
     # runner's own autodbg, if enabled, has not loaded it; site would have loaded os and sys.)
     program = ("import os, sys\nbefore = set(sys.modules)\n"
-               "import autodbg._boot as b\nb.install()\n"
+               "import _autodbg_hook as h\nh.install()\n"
                "print(sorted(set(sys.modules) - before))\n")
     run = run_py(["-S", "-c", program], env=clean_env(AUTODBG="1"))
-    assert (run.stdout, run.stderr) == ("['autodbg', 'autodbg._boot', 'autodbg.startup']\n", "")
+    assert (run.stdout, run.stderr) == ("['_autodbg_hook']\n", "")
 
 
 @pytest.mark.parametrize("setting", [None, "0", "1", "yes", "True", " ON ", "false", "No", "OFF", "maybe", ""])
@@ -310,4 +311,4 @@ def test_the_pth_imports_nothing_where_autodbg_is_off():
 def test_the_start_file_names_install():
     # Python 3.15+ (PEP 829) calls this instead of running the .pth file's import line.
     entry = (REPO / "autodbg" / "_hook" / "autodbg.start").read_text().strip()
-    assert pkgutil.resolve_name(entry) is _boot.install
+    assert pkgutil.resolve_name(entry) is _autodbg_hook.install

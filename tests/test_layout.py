@@ -71,14 +71,14 @@ def test_the_import_graph_has_no_cycle():
     for name in sorted(graph):
         visit(name)
     assert not cycles, " ; ".join(" -> ".join(c) for c in cycles)
-    # The start-up hook runs in every interpreter: at start-up it imports only what `site` has loaded.
-    boot = ast.parse(files["autodbg._boot"].read_text(encoding="utf-8")).body
-    assert {alias.name for node in boot if isinstance(node, ast.Import) for alias in node.names} == {"os", "sys"}
-    assert not [node for node in boot if isinstance(node, ast.ImportFrom)]
-    # And what it imports then, to remember the settings before the program runs: nothing.
+    # The start-up hook runs in every interpreter: it imports only what `site` has loaded.
+    hook = ast.parse((REPO / "_autodbg_hook.py").read_text(encoding="utf-8")).body
+    assert {alias.name for node in hook if isinstance(node, ast.Import) for alias in node.names} == {"os", "sys"}
+    assert not [node for node in hook if isinstance(node, ast.ImportFrom)]
+    # And autodbg.startup, which every other entry point imports first, nothing but the hook.
     startup = ast.parse(files["autodbg.startup"].read_text(encoding="utf-8"))
-    assert [alias.name for node in ast.walk(startup) if isinstance(node, (ast.Import, ast.ImportFrom))
-            for alias in node.names] == ["os"]
+    assert {node.names[0].name if isinstance(node, ast.Import) else node.module for node in ast.walk(startup)
+            if isinstance(node, (ast.Import, ast.ImportFrom))} == {"_autodbg_hook"}
 
 
 # The floors of the house, from the ground up: a module imports only from its own floor or below.
@@ -252,6 +252,7 @@ def test_version_and_license():
 # Modules of the local engine's worker: what they import comes with the `local` extra.
 LOCAL_ENGINE = {"autodbg.llm.worker", "autodbg.llm.sampling"}
 # pytest loads these plugins: it is there already.
+OURS = {"autodbg", "_autodbg_hook"}  # the package, and the start-up hook its wheel puts at the root
 PROVIDED = {"pytest": {"autodbg.entry.pytest_plugin", "autodbg.program.coverage_plugin"},
             "_autodbg_prev_sitecustomize": {"autodbg._hook.sitecustomize"}}  # the venv's own, kept by install
 
@@ -273,7 +274,7 @@ def test_every_imported_package_is_declared():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             imported = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                         [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
-            for top in {name.split(".")[0] for name in imported} - set(sys.stdlib_module_names) - {"autodbg"}:
+            for top in {name.split(".")[0] for name in imported} - set(sys.stdlib_module_names) - OURS:
                 if module in PROVIDED.get(top, ()):
                     continue
                 wanted = {d.lower().replace("_", "-") for d in distributions.get(top, [top])}
