@@ -16,11 +16,12 @@ import pytest
 from rich.console import Console
 
 from autodbg.crash import CrashSession
+from autodbg.debugger.grammar import answer_grammar
 from autodbg.investigate.conversation import TRIMMED
 from autodbg.investigate.loop import investigate
 from autodbg.investigate.plan import PLANNED_TOKENS, Budget, planned_tokens
 from autodbg.investigate.seen import Seen
-from autodbg.investigate.strategies import whole_sentences
+from autodbg.investigate.strategies import NO_LINE_TO_CHANGE, whole_sentences
 from autodbg.investigate.answer import make_diagnosis, specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
@@ -724,3 +725,29 @@ def test_rates_are_kept_for_the_next_crash_and_bad_files_count_as_none(tmp_path,
     pace.save_rates("m", rates)  # over a bad file
     assert pace.load_rates("m") == rates
 
+
+
+def test_scripted_a_crash_in_a_test_alone_asks_for_no_answer_it_could_not_give(tmp_path, monkeypatch):
+    """Where the crash's only frames are a test and the driver that runs it, nothing shown may be
+    changed: no answer grammar is built from no lines (it would be no grammar at all), and the
+    reason says why there is no diagnosis."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_cache.py").write_text("def test_size():\n    cache = {1: 1}\n    assert len(cache) == 2\n")
+    (tmp_path / "crash.py").write_text("from tests.test_cache import test_size\n\ntest_size()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        runpy.run_path(str(tmp_path / "crash.py"), run_name="__main__")
+    except AssertionError as exc:
+        session = CrashSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
+    else:
+        pytest.fail("the program did not crash")
+    model = ScriptedStandInModel(["Thought: the test fails\nCommand: done"])
+    found = investigate(session, session.dossier(), model, later())
+    assert found.diagnosis is None and found.error == NO_LINE_TO_CHANGE
+    assert [call["grammar"] for call in model.calls if "first_line" in call["grammar"]] == []
+
+
+def test_a_grammar_rule_of_no_alternatives_is_refused():
+    with pytest.raises(ValueError, match="no alternatives"):
+        answer_grammar([])

@@ -56,7 +56,11 @@ def literal(text: str) -> str:
 
 
 def alternatives(items) -> str:
-    return " | ".join(items)
+    """A GBNF alternation of ITEMS; there must be at least one (an empty rule is no grammar)."""
+    joined = " | ".join(items)
+    if not joined:
+        raise ValueError("a grammar rule with no alternatives")
+    return joined
 
 
 def number_range(lo: int, hi: int) -> str:

@@ -40,6 +40,7 @@ REPLAY_SUSPECT_LINES = 12  # of a replayed call's lines offered as one suspect
 MIN_SENTENCE_CHARS = 30  # a root cause cut back to its whole sentences keeps at least this much
 CUT_SLACK = 8  # characters short of its limit at which a root cause may have been cut (escapes count double)
 OPTIONS_HEADER = "The wrong code is most likely one of these lines, which made the values that failed:\n"
+NO_LINE_TO_CHANGE = "no line a fix may change was shown: the crash's frames are tests and the driver that runs them"
 TRIED_AND_FAILED = (TrialResult.STILL_FAILS, TrialResult.FAILS_DIFFERENTLY, TrialResult.HANGS)
 
 
@@ -62,6 +63,9 @@ class Answers:
             self.take_search_change(ran_to_end[0])
             return
         quotes = self.answerable()  # what the answer may name: every line shown a fix may change
+        if not quotes:  # an answer could only name the test or its driver
+            self.findings.error = NO_LINE_TO_CHANGE
+            return
         suspects = self.suspects()
         options = self.options(quotes, suspects)
         if len(options) > 1:
