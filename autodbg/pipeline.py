@@ -231,7 +231,7 @@ def search_fixes(session: CrashSession, result: Result, settings: Settings, cons
     """Look for a fix by small changes without the model (it loads meanwhile) and show what was
     found: where a failing test says when a change works, any change; elsewhere the few kinds that
     a run to the end rarely misjudges (autodbg.investigate.search)."""
-    from autodbg.investigate.search import budget_for, ranked_places, search
+    from autodbg.investigate.search import budget_for, pointed_lines, ranked_places, search
     from autodbg.program.judge import find_tests
     from autodbg.program.spectrum import suspiciousness
 
@@ -245,6 +245,7 @@ def search_fixes(session: CrashSession, result: Result, settings: Settings, cons
         scores = suspiciousness(tests, SPECTRUM_SECONDS)
         if isinstance(scores, dict) and scores:
             places = ranked_places(dossier, scores)
+            dossier.pointed = pointed_lines(dossier, scores)
     result.search = search(session, dossier, min(time.monotonic() + budget_for(settings.timeout),
                                                  started + settings.timeout), places)
     result.timings.search = round(time.monotonic() - begun, 3)

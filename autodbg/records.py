@@ -207,6 +207,18 @@ class ValueOrigin(Record):
 
 
 @dataclass(kw_only=True)
+class PointedLine(Record):
+    """A line the program's failing tests ran more than its passing ones (spectrum-based fault
+    localization, Ochiai's score, autodbg.program.spectrum): where a bug may be that the crash's
+    own frames do not show (a test that fails in an assert after using the program)."""
+    file: str
+    display_file: str
+    line: int
+    code: str
+    score: float
+
+
+@dataclass(kw_only=True)
 class Replay(Record):
     """A call the failing line made, whose frame is gone, run again in a probe under a line tracer
     (autodbg.analysis.replay): what each of its lines assigned and returned."""
@@ -229,6 +241,7 @@ class Dossier(Record):
     origins: list[ValueOrigin] = field(default_factory=list)
     replays: list[Replay] = field(default_factory=list)  # only where probes run
     hang: Hang | None = None  # the program was interrupted while stuck: where, and why it is stuck
+    pointed: list[PointedLine] = field(default_factory=list)  # only where the program's tests ran
     _omit_none = ("hang",)
 
 

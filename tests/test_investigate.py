@@ -25,7 +25,8 @@ from autodbg.investigate.strategies import NO_LINE_TO_CHANGE, whole_sentences
 from autodbg.investigate.answer import make_diagnosis, specification_lines
 from autodbg.investigate.prompt import SYSTEM_PROMPT, dossier_text
 from autodbg.llm.model import EngineError
-from autodbg.records import Candidate, Edit, ModelCall, ModelInfo, Rates, Result, Search, Timings
+from autodbg.investigate.search import proof
+from autodbg.records import Candidate, Edit, ModelCall, ModelInfo, Proof, Rates, Result, Search, Timings
 from autodbg.report import SummaryView
 from conftest import clean_env
 from crashkit import BELOW_ZERO, ScriptedStandInModel, fixed
@@ -591,6 +592,18 @@ def test_a_bare_assert_in_program_code_leaves_its_callers_fixable(tmp_path, monk
     assert {n for file, n in specification_lines(dossier) if file.endswith("t.py")} == {5, 6, 9}
 
 
+def test_a_failing_assert_in_a_test_file_is_the_specification_whatever_it_calls(tmp_path, monkeypatch):
+    """unittest's `self.assertIn(...)` calls no function of the program on its line (the test used the
+    program on the lines before): the test still specifies, so the search may try every kind of change."""
+    monkeypatch.chdir(tmp_path)
+    program = ("import unittest\n\n\nclass CacheTest(unittest.TestCase):\n    def test_keeps(self):\n"
+               "        cache = {1: 1}\n        self.assertIn(2, cache)\n\n\nCacheTest('test_keeps').test_keeps()\n")
+    _, dossier = crashed_session(tmp_path, "test_cache.py", program)
+    assert dossier.assertion and not dossier.frames[0].called_functions and not dossier.replays
+    assert {n for file, n in specification_lines(dossier) if file.endswith("test_cache.py")} == {5, 6, 7, 10}
+    assert proof(dossier) == Proof.TEST
+
+
 def test_scripted_a_copy_of_the_line_is_taken_as_right_and_not_told(uncaught_crash):
     session, dossier = uncaught_crash
     model = ScriptedStandInModel(["Thought: x\nCommand: done", *rewrites("    return scores[1:]", None, "    total = sum(values) ",
@@ -732,9 +745,8 @@ def test_scripted_a_crash_in_a_test_alone_asks_for_no_answer_it_could_not_give(t
     changed: no answer grammar is built from no lines (it would be no grammar at all), and the
     reason says why there is no diagnosis."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_cache.py").write_text("def test_size():\n    cache = {1: 1}\n    assert len(cache) == 2\n")
-    (tmp_path / "crash.py").write_text("from tests.test_cache import test_size\n\ntest_size()\n")
+    (tmp_path / "test_alone_cache.py").write_text("def test_size():\n    cache = {1: 1}\n    assert len(cache) == 2\n")
+    (tmp_path / "crash.py").write_text("from test_alone_cache import test_size\n\ntest_size()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
         runpy.run_path(str(tmp_path / "crash.py"), run_name="__main__")

@@ -166,3 +166,92 @@ def test_the_programs_failing_tests_point_the_search_at_the_lines_they_ran(proje
     # The evidence named only the test's line; the tests add the library's line, never the test's own.
     places = ranked_places(dossier_of(test), scores)
     assert [(p.file, p.line) for p in places] == [(pricing, 2)]
+
+
+COUNTER = """\
+class Counter:
+    def __init__(self):
+        self.counts = {}
+
+    def add(self, key):
+        if key in self.counts:
+            self.counts[key] = len(key)
+        else:
+            self.counts[key] = 1
+
+    def count(self, key):
+        return self.counts.get(key, 0)
+"""
+
+TEST_COUNTER = """\
+import unittest
+
+from tally.counter import Counter
+
+
+class CounterTest(unittest.TestCase):
+    def test_once(self):
+        counter = Counter()
+        counter.add("a")
+        self.assertEqual(counter.count("a"), 1)
+
+    def test_twice(self):
+        counter = Counter()
+        counter.add("a")
+        counter.add("a")
+        self.assertEqual(counter.count("a"), 2)
+
+    def test_none(self):
+        self.assertEqual(Counter().count("a"), 0)
+"""
+
+
+def test_scripted_where_the_frames_show_only_the_test_the_lines_the_failing_tests_point_to_are_rewritten(
+        tmp_path, monkeypatch):
+    """unittest's assertEqual fails after the test used the program: the crash's frames are the test
+    and its driver, which a fix may not change. The failing test ran `self.counts[key] += 2` and the
+    passing ones did not: that line is shown to the model, offered for a rewrite, and its fix judged
+    (the search's small changes do not fix it)."""
+    import runpy
+    from io import StringIO
+
+    from rich.console import Console
+
+    from autodbg.crash import CrashSession
+    from autodbg.pipeline import new_result, run_investigation, search_fixes
+    from autodbg.settings import load_settings
+    from crashkit import ScriptedStandInModel, rewrite_replies
+
+    root = tmp_path / "proj"
+    (root / "tally").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'tally'\n")
+    (root / "tally" / "__init__.py").write_text("")
+    (root / "tally" / "counter.py").write_text(COUNTER)
+    (root / "test_tally_counter.py").write_text(TEST_COUNTER)  # not tests/: this suite's own package has that name
+    (root / "crash.py").write_text("from test_tally_counter import CounterTest\n\n"
+                                   "CounterTest('test_twice').test_twice()\n")
+    monkeypatch.chdir(root)
+    monkeypatch.syspath_prepend(str(root))
+    try:
+        runpy.run_path(str(root / "crash.py"), run_name="__main__")
+    except AssertionError as exc:
+        session = CrashSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
+    else:
+        pytest.fail("the program did not crash")
+    settings = load_settings({"AUTODBG_TURNS": "1", "AUTODBG_TIMEOUT": "120"})
+    result = new_result(session, None)
+    console = Console(file=StringIO(), width=100, color_system=None)
+    started = time.monotonic()
+    search_fixes(session, result, settings, console, started)
+    buggy = str(root / "tally" / "counter.py")
+    assert [(p.file, p.line) for p in result.dossier.pointed][:1] == [(buggy, 7)]
+    model = ScriptedStandInModel(["Thought: the count\nCommand: done",
+                                  *rewrite_replies(session, result.dossier, "tally/counter.py:7| self.counts[key] = len(key)",
+                                                   "            self.counts[key] += 1", "it adds two for a repeated key")])
+    assert run_investigation(model, session, result, settings, console, started) is None
+    prompt = model.calls[0]["messages"][-1]["content"]
+    assert "lines the failing tests ran more than the passing ones:\ntally/counter.py:7| self.counts[key] = len(key)" in prompt
+    diagnosis = result.diagnosis
+    assert (diagnosis.file, diagnosis.line) == (buggy, 7) and diagnosis.fix.trial.passes
+    assert label_of(diagnosis.fix) == Label.PASSES_YOUR_TESTS  # judged by the three tests
+    assert result.search.passing == [] and diagnosis.fix.edit.origin == "model"

@@ -119,12 +119,14 @@ def specification_lines(dossier: Dossier) -> set[tuple[str, int]]:
     """(file, line) of the test a fix may not change, nor an answer name, when a failing assert
     checks what the program's own functions returned (`assert parse(s) == 3`): the test function
     holding it (its data and its other asserts are the specification too) and the lines that call
-    into it (`check(candidate)` deleted would "pass"). Nothing for other crashes, nor for a bare
-    `assert 0 < rate < 1` in program code, whose callers may pass the wrong value."""
+    into it (`check(candidate)` deleted would "pass"). So is any failing assert in a test file, such
+    as unittest's `self.assertIn(2, cache)` after the test used the program: a test is never what a
+    fix changes. Nothing for other crashes, nor for a bare `assert 0 < rate < 1` in program code,
+    whose callers may pass the wrong value."""
     if not dossier.assertion or not dossier.frames:
         return set()
     crash = dossier.frames[0]
-    if not (crash.called_functions or dossier.replays):
+    if not (crash.called_functions or dossier.replays or is_test_file(crash.file)):
         return set()
     first, last = function_span("\n".join(source_lines(crash.file)), crash.line) or (crash.line, crash.line)
     return {(crash.file, n) for n in range(first, last + 1)} | {(frame.file, frame.line) for frame in dossier.frames[1:]}

@@ -53,6 +53,15 @@ def origins_text(dossier: Dossier) -> list[str]:
     return ["where those values came from:"] + [f"{o.display_file}:{o.line}| {o.code}" for o in shown]
 
 
+def pointed_text(dossier: Dossier) -> list[str]:
+    """The lines the program's failing tests point to, likeliest first: where the crash's frames
+    show only the test, the bug is most likely among them."""
+    if not dossier.pointed:
+        return []
+    return ["lines the failing tests ran more than the passing ones:"] + \
+           [f"{p.display_file}:{p.line}| {p.code}" for p in dossier.pointed]
+
+
 def dossier_text(dossier: Dossier) -> str:
     """The evidence as the model reads it: compact, with numbered source lines."""
     out = [f"Crash: {dossier.exception.title}"]
@@ -82,7 +91,7 @@ def dossier_text(dossier: Dossier) -> str:
         if frame.locals:
             out.append("other locals: " + "; ".join(show(k, v, frame.index) for k, v in frame.locals.items()))
         if frame.is_crash_frame:
-            out += origins_text(dossier)
+            out += origins_text(dossier) + pointed_text(dossier)
         for called in frame.called_functions:
             out.append(f"source of {called.name} ({called.display_file}):")
             out += [f"{called.line + i}| {line}" for i, line in enumerate(called.lines)]

@@ -23,14 +23,15 @@ from autodbg.fix.lines import replace_lines
 from autodbg.fix.mutate import conversion, conversions, mutants
 from autodbg.investigate.answer import hiding, judging_files, likeliest_first, specification_lines
 from autodbg.crash import CrashSession
-from autodbg.records import Candidate, Dossier, Edit, Proof, Search
+from autodbg.records import Candidate, Dossier, Edit, PointedLine, Proof, Search
 
 SEARCH_SECONDS = 4.0  # at most, of the crash's budget
 SEARCH_SHARE = 0.15  # of the crash's budget, when that is less
 CANDIDATE_SECONDS = 1.0  # one changed program's run: tests run in milliseconds; a change that loops stops here
 MAX_PASSING = 3  # changes that pass, offered to the model
 MORE_AFTER_PASSING = 30  # changes tried after the first that passes, looking for others to offer
-SPECTRUM_PLACES = 8  # lines the failing tests point to, beyond those the evidence names
+POINTED_LINES = 5  # lines the failing tests point to most, shown to the model with the evidence
+SPECTRUM_PLACES = 30  # lines the failing tests point to, beyond those the evidence names (the deadline stops the search)
 LATER_KINDS = ("variable", "delete")  # many per line and seldom right: tried after every line's other changes
 # The changes tried where only a run can tell (proof "run"): the kinds a single run rarely
 # misjudges (bench/HISTORY.md, "The search's kinds"). Before them all, for a KeyError, keys the
@@ -75,6 +76,24 @@ def ranked_places(dossier: Dossier, scores: dict[tuple[str, int], float]) -> lis
     places = list(dict.fromkeys(search_places(dossier) + pointed[:SPECTRUM_PLACES]))
     order = {place: i for i, place in enumerate(places)}
     return sorted(places, key=lambda place: (-scores.get((place.file, place.line), 0.0), order[place]))
+
+
+def pointed_lines(dossier: Dossier, scores: dict[tuple[str, int], float]) -> list[PointedLine]:
+    """The POINTED_LINES lines the failing tests point to most (SCORES: autodbg.program.spectrum),
+    with their code; never a test or what runs one, nor a blank line."""
+    spec, judging = specification_lines(dossier), judging_files(dossier)
+    pointed = []
+    for (file, line), score in sorted(scores.items(), key=lambda item: -item[1]):
+        if len(pointed) == POINTED_LINES:
+            break
+        if score <= 0 or is_test_file(file) or file in judging or (file, line) in spec:
+            continue
+        lines = source_lines(file)
+        code = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        if code:
+            pointed.append(PointedLine(file=file, display_file=display_path(file), line=line, code=code,
+                                       score=round(score, 3)))
+    return pointed
 
 
 def budget_for(timeout: float) -> float:

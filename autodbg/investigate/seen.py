@@ -26,6 +26,7 @@ class Seen:
             for called in frame.called_functions:
                 self.add_lines(ShownLine(called.file, called.line + i, code) for i, code in enumerate(called.lines))
         self.add_lines(ShownLine(origin.file, origin.line, origin.code) for origin in dossier.origins)
+        self.add_lines(ShownLine(pointed.file, pointed.line, pointed.code) for pointed in dossier.pointed)
         # Sources the evidence showed: functions it called on the failing lines, and the frames' own.
         self.sources = {called.name for frame in dossier.frames for called in frame.called_functions}
         self.sources |= {frame.function for frame in dossier.frames}

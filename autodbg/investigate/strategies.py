@@ -265,7 +265,8 @@ class Answers:
 
     def suspects(self) -> list[Suspect]:
         """Where a fix goes when the model's own did not pass: the lines that made the failing
-        line's values, likeliest first (provenance by kind). A `return` of a call the evidence
+        line's values, likeliest first (provenance by kind), then the lines the failing tests point
+        to (Dossier.pointed). A `return` of a call the evidence
         replayed stands for all the lines that ran in that call: which of them is wrong, the
         replay's values tell better than the return line alone."""
         quotes = {(line.file, line.line): quote for quote, line in self.seen.lines.items()}
@@ -280,6 +281,8 @@ class Answers:
             elif (origin.file, origin.line) in quotes:
                 suspects.append(Suspect((quotes[(origin.file, origin.line)],)))
         suspects += [replay_suspect(r, quotes) for r in self.dossier.replays if r.call not in grouped]
+        # Then the lines the failing tests point to: the suspects where the frames show only a test.
+        suspects += [Suspect((quotes[(p.file, p.line)],)) for p in self.dossier.pointed if (p.file, p.line) in quotes]
         return list(dict.fromkeys(suspect for suspect in suspects if suspect.lines))
 
     def try_fix(self, diagnosis: Diagnosis, trials: dict[tuple, FixTrial]) -> None:

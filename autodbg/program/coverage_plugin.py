@@ -12,6 +12,8 @@ import threading
 
 import pytest
 
+from autodbg.frames.core import is_test_file
+
 ROOT = os.path.realpath(os.environ.get("AUTODBG_SPECTRUM_ROOT", "/nonexistent")) + os.sep
 _runs: dict[str, dict] = {}
 
@@ -20,8 +22,9 @@ TRACED_CALLS = 20  # calls of one function traced line by line per test; later c
 
 
 class LineRecorder:
-    """Lines run in files under ROOT, by a tracer that looks only into those files' frames, and
-    only into the first TRACED_CALLS calls of each function: a test that calls one function in a
+    """Lines run in files under ROOT, by a tracer that looks only into those files' frames called
+    from those files (or tests called by pytest), and only into the first TRACED_CALLS calls of
+    each function: a test that calls one function in a
     loop ran 30 times slower traced throughout, and its later calls mostly run the same lines."""
 
     def __init__(self) -> None:
@@ -38,6 +41,11 @@ class LineRecorder:
     def global_trace(self, frame, event, arg):
         code = frame.f_code
         if not self._inside(code.co_filename):
+            return None
+        caller = frame.f_back
+        if caller is not None and not self._inside(caller.f_code.co_filename) and not is_test_file(code.co_filename):
+            # The program's code called back from a library's: mostly the report of a failure
+            # (unittest formats repr(cache) for a failing assertIn), which only failing tests run.
             return None
         calls = self._calls[code] = self._calls.get(code, 0) + 1
         return self.local_trace if calls <= TRACED_CALLS else None
