@@ -814,4 +814,4 @@ def test_readme_lists_the_generated_help():
     from conftest import REPO
     from autodbg.debugger.commands import aliases_text, help_text
 
-    assert help_text() + "\n\n" + aliases_text() in (REPO / "README.md").read_text()
+    assert help_text() + "\n\n" + aliases_text() in (REPO / "docs" / "manual.md").read_text()

@@ -142,9 +142,9 @@ def a_full_result() -> Result:
 
 
 def readme_schema() -> dict[str, set[str]]:
-    """The fields of each object in README's "JSON report" section: top-level names, then each
+    """The fields of each object in the manual's "JSON report" section: top-level names, then each
     `name: {field, ...}` and `name [{field, ...}]`."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "manual.md").read_text(encoding="utf-8")
     block = text.split("## JSON report", 1)[1].split("```", 2)[1]
     schema = {"": set()}
     for line in block.splitlines():
