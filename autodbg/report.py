@@ -192,9 +192,9 @@ class SummaryView:
         if diagnosis is not None and (patch is None or diagnosis.fix is not None and patch.edit == diagnosis.fix.edit):
             yield Text(diagnosis.root_cause)
         elif patch is not None:
-            yield Text("Found by trying small changes in a sandbox, no model" + (f" ({self.reason})" if self.reason else "") + ":")
+            yield Text("Found by trying small changes in a sandbox, no model:")
         else:
-            yield Text(f"No fix found ({self.reason or 'the model gave none'}).", style="yellow")
+            yield Text("No fix found." if self.reason else "No fix found (the model gave none).", style="yellow")
         if patch is not None:
             yield Text(file_line(patch.path, patch.edit.first), style="bold")
             yield from diff_lines(patch.diff)
@@ -225,6 +225,7 @@ class SummaryView:
                 first_line = turn.output.splitlines()[0] if turn.output else ""
                 yield Text.assemble("  ", (turn.command, "cyan"), "  → ", first_line[:120])
             yield Text(footer(r), style="dim")
+            yield from self.evidence_only()
             return
         supporting = list(supporting_evidence(r))
         if supporting:
@@ -233,6 +234,11 @@ class SummaryView:
             yield from supporting
         more = "AUTODBG_VERBOSE=1 shows all the evidence"
         yield Text(more + (" · `autodbg fix` applies the change" if patch is not None else ""), style="dim")
+        yield from self.evidence_only()
+
+    def evidence_only(self) -> RenderResult:
+        if self.reason:  # last: why no model answered (none was set, it could not load, Ctrl-C...)
+            yield Text(f"autodbg: evidence only ({self.reason})", style="dim")
 
 
 def diff_lines(diff: str) -> RenderResult:

@@ -57,7 +57,7 @@ def dossier(crashy):
 
 
 EVIDENCE = """\
-────────────────────────────── autodbg · evidence ──────────────────────────────
+────────────────────────────── autodbg ·  ──────────────────────────────
 ZeroDivisionError: division by zero
 
 crashy.py:4 in mean  (crash site)

@@ -227,7 +227,7 @@ def test_the_crash_hook_shows_what_the_search_found_under_the_evidence(tmp_path)
     assert run.stderr.startswith(plain.stderr)  # the user's traceback first, unchanged
     assert "with these changes the failing test runs to its end" in run.stderr
     assert "prog.py:8: return steps * 2  →  return steps" in run.stderr
-    assert run.stderr.index("autodbg · evidence") < run.stderr.index("with these changes")
+    assert run.stderr.index("autodbg · ") < run.stderr.index("with these changes")
     result = json.loads(report.read_text())
     assert result["search"]["passing"][0]["edit"]["replacement"] == "    return steps\n"
     assert result["timings"]["search"] <= 0.15 * 20 + 2 * CANDIDATE_SECONDS
