@@ -188,21 +188,25 @@ class SummaryView:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         r, patch, diagnosis = self.result, self.result.patch, self.result.diagnosis
-        yield Rule(Text(f"autodbg · {r.dossier.exception.type}", style="bold"), style="red", align="left")
-        if diagnosis is not None and (patch is None or diagnosis.fix is not None and patch.edit == diagnosis.fix.edit):
+        title = shorten((r.dossier.exception.title.splitlines() or [r.dossier.exception.type])[0], TITLE)
+        yield Rule(Text(f"autodbg · {title}", style="bold"), style="red", align="left")
+        from_diagnosis = diagnosis is not None and diagnosis.fix is not None and patch is not None and patch.edit == diagnosis.fix.edit
+        if diagnosis is not None:
             yield Text(diagnosis.root_cause)
-        elif patch is not None:
+        if patch is not None and not from_diagnosis:
             yield Text("Found by trying small changes in a sandbox, no model:")
-        else:
+        elif diagnosis is None:
             yield Text("No fix found." if self.reason else "No fix found (the model gave none).", style="yellow")
         if patch is not None:
             yield Text(file_line(patch.path, patch.edit.first), style="bold")
             yield from diff_lines(patch.diff)
             heading, style = HEADINGS[patch.label]
             yield Text(heading, style=style)
-            fix = diagnosis.fix if diagnosis is not None and diagnosis.fix is not None and diagnosis.fix.edit == patch.edit else None
+            fix = diagnosis.fix if from_diagnosis else None
             if fix is not None and fix.judgement is not None:
                 yield judgement_line(fix.judgement)
+            elif fix is not None and fix.trial is not None:
+                yield trial_line(fix.trial)
             elif fix is not None and fix.outcome is not None:
                 yield Text(fix.outcome, style="yellow")
         elif diagnosis is not None and diagnosis.fix is not None and diagnosis.fix.usable:
@@ -230,7 +234,7 @@ class SummaryView:
         supporting = list(supporting_evidence(r))
         if supporting:
             yield Text("")
-            yield Text("why (no model):", style="bold")
+            yield Text("the evidence (no model):", style="bold")
             yield from supporting
         more = "AUTODBG_VERBOSE=1 shows all the evidence"
         yield Text(more + (" · `autodbg fix` applies the change" if patch is not None else ""), style="dim")
@@ -248,7 +252,8 @@ def diff_lines(diff: str) -> RenderResult:
         yield Text(line, style=style, overflow="fold")  # shown whole; `autodbg fix --patch` writes it unbroken
 
 
-SHORT_VALUE = 60  # characters of one value on the summary's evidence line
+TITLE = 70  # characters of the exception's first line in the summary's rule
+SHORT_VALUE = 40  # characters of one value on the summary's evidence line
 SHORT_REPLAY = 160
 
 
@@ -257,8 +262,9 @@ def supporting_evidence(result: Result) -> RenderResult:
     name's nearest, three at most), and the replayed call that made the bad value: each one line, the frames not again."""
     d = result.dossier
     crash = next((f for f in d.frames if f.is_crash_frame), None)
-    if crash is not None and crash.line_values:
-        values = " · ".join(f"{v.expr} = {shorten(v.value, SHORT_VALUE)}" for v in crash.line_values[:4])
+    read = [v for v in crash.line_values if not v.value.startswith("!")] if crash is not None else []  # the traceback says what failed
+    if read:
+        values = " · ".join(f"{v.expr} = {shorten(v.value, SHORT_VALUE)}" for v in read[:3])
         yield Text.assemble("  ", (file_line(crash.display_file, crash.line), "bold"), ": ", values)
     edit = result.patch.edit if result.patch is not None else None
     named = [o for o in d.origins if edit is not None and o.file == edit.file and edit.first <= o.line <= edit.last]

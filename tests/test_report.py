@@ -57,7 +57,7 @@ def dossier(crashy):
 
 
 EVIDENCE = """\
-────────────────────────────── autodbg ·  ──────────────────────────────
+────────────────────────────── autodbg · evidence ──────────────────────────────
 ZeroDivisionError: division by zero
 
 crashy.py:4 in mean  (crash site)
@@ -132,7 +132,7 @@ def test_summary_view_with_a_checked_fix(dossier):
     assert fix.problem is None
     out = summary(dossier, fix)
     lines = [line.rstrip() for line in out.splitlines()]
-    assert lines[0].startswith("autodbg · ZeroDivisionError ──")
+    assert lines[0].startswith("autodbg · ZeroDivisionError: division by zero ──")
     assert lines[1:4] == ["mean() divides by len(values), which is 0 for an empty list.", "crashy.py:4",
                           "Untried change · it could not be run here (applies and compiles)"]
     assert "\n".join(lines[4:11]) == "\n".join([  # a plain diff, no box, nothing to strip before `patch` reads it
@@ -190,7 +190,7 @@ def test_summary_view_without_a_fix(dossier):
     lines = out.splitlines()
     assert lines[1:4] == ["mean() divides by len(values), which is 0 for an empty list.", "crashy.py:4",
                           "No checked fix (the model gave none)."]
-    assert "why (no model):" in lines  # then the failing line's values, each frame once
+    assert "the evidence (no model):" in lines  # then the failing line's values, each frame once
     assert "  crashy.py:4: total = 0 · count = 0" in lines
     assert sum("crashy.py:4" in line for line in lines) == 2 and "❱" not in out  # no source windows: the traceback has them
 

@@ -48,7 +48,7 @@ def crash(folder: Path, cwd: Path | None = None, **env) -> tuple[subprocess.Comp
 def test_in_a_pipe_the_answer_comes_first_plain_and_short(tmp_path):
     run, report = crash(tmp_path / "proj")
     shown = after_traceback(run.stderr)
-    assert shown[0].startswith("autodbg · KeyError ──")
+    assert shown[0].startswith("autodbg · KeyError: 'curency' ──")
     assert shown[1:10] == [
         "Found by trying small changes in a sandbox, no model:",
         "app.py:2",
