@@ -12,7 +12,7 @@ from autodbg.errors import AutodbgError
 def build_parser() -> argparse.ArgumentParser:
     # Imported here, not at module level, so `autodbg --help` stays fast; each module keeps its
     # heavy imports inside its command functions.
-    from autodbg import bench, installer, model_cli, run, trust_cli
+    from autodbg import bench, fix_cli, installer, model_cli, run, trust_cli
 
     parser = argparse.ArgumentParser(
         prog="autodbg",
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     model_cli.register(sub)
     trust_cli.register(sub)
     bench.register(sub)
+    fix_cli.register(sub)
     return parser
 
 

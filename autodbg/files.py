@@ -6,6 +6,7 @@ Paths, under platformdirs' user dirs for autodbg (models themselves are in the H
     cache_root()/prompt-state/  saved llama.cpp prompt state (private)
     config_dir()                the user's autodbg configuration
     history_file()              the (autodbg) prompt's history, under the user's state dir
+    last_report_file()          the last crash's JSON report when AUTODBG_REPORT names none (for `autodbg fix`)
 
 Writing: a new file is created exclusively under an unpredictable name in the target's own
 directory (so a symlink planted there is never followed, and nobody can guess the name in advance),
@@ -63,6 +64,12 @@ def history_file() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_state_dir("autodbg", appauthor=False)) / "history"
+
+
+def last_report_file() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("autodbg", appauthor=False)) / "last-crash.json"
 
 
 def write_private(path: Path, data: bytes | str) -> None:

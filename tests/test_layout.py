@@ -15,7 +15,7 @@ from autodbg.llm.remote import RemoteEngine
 from autodbg.records import (
     CalledFunction, ChainLink, CrashSite, Diagnosis, Dossier, Edit, ExceptionInfo, Fix, FixTrial, FrameEvidence, Hang, Judgement, Label, LineValue,
     ThreadStack,
-    ModelCall, ModelInfo, Probe, Replay, Search, Candidate, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
+    ModelCall, ModelInfo, Patch, Probe, Replay, Search, Candidate, Result, SourceWindow, Timings, Tokens, Turn, ValueOrigin,
 )
 from conftest import REPO
 from crashkit import ScriptedStandInModel
@@ -97,7 +97,7 @@ FLOORS = [
     ["autodbg.program"],
     ["autodbg.investigate"],
     ["autodbg.pipeline"],
-    ["autodbg._boot", "autodbg._hook", "autodbg.run", "autodbg.entry", "autodbg.installer", "autodbg.model_cli", "autodbg.trust_cli",
+    ["autodbg._boot", "autodbg._hook", "autodbg.run", "autodbg.entry", "autodbg.installer", "autodbg.model_cli", "autodbg.trust_cli", "autodbg.fix_cli",
      "autodbg.bench", "autodbg.corpus", "autodbg.cli", "autodbg.__main__", "autodbg"],
 ]
 
@@ -138,7 +138,7 @@ def a_full_result() -> Result:
     diagnosis = Diagnosis(file="/p/app.py", display_file="app.py", line=1, line_end=1, root_cause="n is 0", fix=fix, source_window=SourceWindow(1, ["n = 0"]))
     return Result(autodbg_version="0.1.0", python="3.11", argv=["app.py"], cwd="/p", thread=None, dossier=dossier, transcript=[Turn(thought="t", command="done", valid=True, output="", tokens=1, seconds=0.1)], candidates=[Candidate(edit=fix.edit, display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))], diagnosis=diagnosis, model=ModelInfo("m", "/m.gguf", "abc"), probe=Probe("fork", "ok"), search=Search(proof="test", lines=3, tried=20, outcomes={"passes": 1, "still fails": 19}, seconds=0.4, passing=[Candidate(edit=Edit(file="/p/app.py", first=1, last=1, replacement="n = 1\n",
                                                      origin="constant"),
-                                           display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))]), timings=Timings(worker_start=1.0, evidence=0.1, search=0.4, model_load=2.0, trials=[0.2], verify=0.5, judge=1.5, total=5.0), model_calls=[ModelCall(purpose="step", seconds=1.0, prompt_seconds=0.4, prompt_tokens=900, prompt_tokens_evaluated=300, generated=20, accepted=8, grammar_refusals=1, grammar_bytes=1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done")
+                                           display_file="app.py", code="n = 0\n", trial=FixTrial("passes", "ran"))]), timings=Timings(worker_start=1.0, evidence=0.1, search=0.4, model_load=2.0, trials=[0.2], verify=0.5, judge=1.5, total=5.0), model_calls=[ModelCall(purpose="step", seconds=1.0, prompt_seconds=0.4, prompt_tokens=900, prompt_tokens_evaluated=300, generated=20, accepted=8, grammar_refusals=1, grammar_bytes=1130)], tokens=Tokens(10, 5, 3, True), stopped_by="done", patch=Patch(file="/p/app.py", root="/p", path="app.py", diff="--- a/app.py\n", sha256="0" * 64, label=Label.PASSES_YOUR_TESTS, edit=fix.edit))
 
 
 def readme_schema() -> dict[str, set[str]]:
@@ -179,7 +179,7 @@ def _top_level(body: str) -> str:
 def test_to_json_gives_readmes_schema_exactly():
     data = a_full_result().to_json()
     schema = readme_schema()
-    assert set(data) == schema[""] | {"dossier", "search", "diagnosis", "model", "timings", "tokens", "probe"} - {""}
+    assert set(data) == schema[""] | {"dossier", "search", "diagnosis", "model", "timings", "tokens", "probe", "patch"} - {""}
     dossier = data["dossier"]
     assert set(dossier) == schema["dossier"]
     assert set(dossier["exception"]) == schema["exception"]
@@ -210,6 +210,8 @@ def test_to_json_gives_readmes_schema_exactly():
     assert set(data["search"]["passing"][0]) == schema["passing"]
     assert set(data["search"]["passing"][0]["trial"]) == schema["trial"]
     assert set(data["tokens"]) == schema["tokens"]
+    assert set(data["patch"]) == schema["patch"]
+    assert set(data["patch"]["edit"]) == schema["edit"]
 
 
 def test_steps_that_did_not_happen_are_left_out():

@@ -67,7 +67,7 @@ def session(tmp_path, commands: str, **env):
                  input=commands + "quit\n", env=clean_env(AUTODBG_MODEL="none", AUTODBG_REPORT=str(report), **env),
                  timeout=120)
     assert run.returncode == 1
-    assert "IndexError: list index out of range" in run.stderr.split("autodbg · evidence")[0]
+    assert "IndexError: list index out of range" in run.stderr.split("autodbg · ")[0]
     return run.stdout, mark, json.loads(report.read_text())
 
 

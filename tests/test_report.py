@@ -15,6 +15,7 @@ from autodbg.evidence import build_dossier
 from autodbg.fix.check import check_fix
 from autodbg.investigate.answer import source_window
 from autodbg.records import ChainLink, Diagnosis, Edit, FixTrial, Judgement, ModelInfo, Result, Timings, Turn
+from autodbg.pipeline import suggested_patch
 from autodbg.report import EvidenceView, SummaryView, footer, make_console
 from crashkit import crash, load_program
 
@@ -120,67 +121,49 @@ def make_result(dossier, fix) -> Result:
     ], Diagnosis(file=path, display_file="crashy.py", line=4, line_end=4, root_cause="mean() divides by len(values), which is 0 for an empty list.", fix=fix, source_window=source_window(path, 4, 4)), "tiny-model", 12.34)
 
 
-SUMMARY_HEAD = """\
-╭─ autodbg · ZeroDivisionError ────────────────────────────────────────────────╮
-│ Root cause                                                                   │
-│ mean() divides by len(values), which is 0 for an empty list.                 │
-│                                                                              │
-│ Evidence                                                                     │
-│   print count  → count = 0                                                   │
-│   up  → frame 1: crashy.py:9 in main                                         │
-│                                                                              │
-│ crashy.py:4                                                                  │
-│   1 def mean(values):                                                        │
-│   2     total = sum(values)                                                  │
-│   3     count = len(values)                                                  │
-│ ❱ 4     return total / count                                                 │
-│   5                                                                          │
-│   6                                                                          │
-│   7 def main():                                                              │
-│                                                                              │
-"""
-
-SUMMARY_FOOT = """\
-│                                                                              │
-│ tiny-model · 3 commands · 12.3s · AUTODBG=0 turns autodbg off                │
-╰──────────────────────────────────────────────────────────────────────────────╯"""
+def summary(dossier, fix, width=80, verbose=False) -> str:
+    result = make_result(dossier, fix)
+    result.patch = suggested_patch(result)
+    return render(SummaryView(result, verbose=verbose), width=width)
 
 
 def test_summary_view_with_a_checked_fix(dossier):
     fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
     assert fix.problem is None
-    out = render(SummaryView(make_result(dossier, fix)))
-    assert out.startswith(SUMMARY_HEAD)
-    assert out.endswith(SUMMARY_FOOT)
-    middle = out[len(SUMMARY_HEAD):-len(SUMMARY_FOOT)].splitlines()
-    assert [l.rstrip("│").rstrip() for l in middle if l.strip("│ ")] == [
-        "│ Untried change · it could not be run here (applies and compiles)",
-        "│ --- a/crashy.py",
-        "│ +++ b/crashy.py",
-        "│ @@ -1,7 +1,7 @@",
-        "│  def mean(values):",
-        "│      total = sum(values)",
-        "│      count = len(values)",
-        "│ -    return total / count",
-        "│ +    return total / count if count else 0.0",
-        "│  def main():",
-    ]
-    assert "No checked fix" not in out
+    out = summary(dossier, fix)
+    lines = [line.rstrip() for line in out.splitlines()]
+    assert lines[0].startswith("autodbg · ZeroDivisionError: division by zero ──")
+    assert lines[1:4] == ["mean() divides by len(values), which is 0 for an empty list.", "crashy.py:4",
+                          "Untried change · it could not be run here (applies and compiles)"]
+    assert "\n".join(lines[4:11]) == "\n".join([  # a plain diff, no box, nothing to strip before `patch` reads it
+        "--- a/crashy.py",
+        "+++ b/crashy.py",
+        "@@ -1,7 +1,7 @@",
+        " def mean(values):",
+        "     total = sum(values)",
+        "     count = len(values)",
+        "-    return total / count",
+    ])
+    assert "+    return total / count if count else 0.0" in lines
+    assert "│" not in out and "╭" not in out and "No checked fix" not in out
+    assert "`autodbg fix`" not in out  # nothing ran it: nothing to take
 
 
 def test_summary_view_with_a_verified_fix_only_stops_the_crash(dossier):
     fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
     fix.verified, fix.outcome = True, "verified by re-running: the program now exits 0"
-    out = render(SummaryView(make_result(dossier, fix)), width=160)
-    assert "│ Suggested fix · stops the crash (the crashed run goes on to its end; no test judged it)" in out
+    out = summary(dossier, fix, width=160)
+    assert "Suggested fix · stops the crash (the run goes on to its end; no test judged it)" in out
     assert "passes your tests" not in out
+    assert "+++ b/crashy.py" in out and "`autodbg fix` applies the change" in out
 
 
 def test_summary_view_of_a_fix_that_fails_differently_is_no_suggested_fix(dossier):
     fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return total / count if count else 0.0", origin="model"))
     fix.trial = FixTrial("fails differently", "TypeError: unsupported operand (crashy.py:9)")
-    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    out = summary(dossier, fix, width=160)
     assert "Tried, did not work · no fix found" in out and "Suggested fix" not in out
+    assert "`autodbg fix`" not in out
 
 
 def test_summary_view_of_a_fix_that_passes_the_programs_tests_names_them(dossier):
@@ -188,8 +171,8 @@ def test_summary_view_of_a_fix_that_passes_the_programs_tests_names_them(dossier
     fix.trial = FixTrial("passes", "with this fix the crashed program runs to its end")
     fix.judgement = Judgement(tests=["test_crashy.py"], passed_before=4, kept=4, broken=[], fixed=["test_empty"],
                               still_failing=[])
-    out = render(SummaryView(make_result(dossier, fix)), width=160)
-    assert "│ Suggested fix · passes your tests" in out
+    out = summary(dossier, fix, width=160)
+    assert "Suggested fix · passes your tests" in out
     assert "your tests (test_crashy.py): now passes: test_empty; 4 of 4 tests that passed before still pass" in out
 
 
@@ -198,21 +181,33 @@ def test_summary_view_of_a_fix_that_breaks_a_test_did_not_work(dossier):
     fix.trial = FixTrial("passes", "with this fix the crashed program runs to its end")
     fix.judgement = Judgement(tests=["test_crashy.py"], passed_before=4, kept=3, broken=["test_mean"], fixed=[],
                               still_failing=[])
-    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    out = summary(dossier, fix, width=160)
     assert "Tried, did not work" in out and "now fails: test_mean" in out and "Suggested fix" not in out
 
 
 def test_summary_view_without_a_fix(dossier):
-    out = render(SummaryView(make_result(dossier, None)))
-    assert out == SUMMARY_HEAD + "│ No checked fix (the model gave none).                                        │\n" + SUMMARY_FOOT
+    out = summary(dossier, None)
+    lines = out.splitlines()
+    assert lines[1:4] == ["mean() divides by len(values), which is 0 for an empty list.", "crashy.py:4",
+                          "No checked fix (the model gave none)."]
+    assert "the evidence (no model):" in lines  # then the failing line's values, each frame once
+    assert "  crashy.py:4: total = 0 · count = 0" in lines
+    assert sum("crashy.py:4" in line for line in lines) == 2 and "❱" not in out  # no source windows: the traceback has them
 
 
 def test_summary_view_with_an_unusable_fix_says_why(dossier):
     fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement="return (total / count", origin="model"))
     assert fix.compiles is False
-    out = render(SummaryView(make_result(dossier, fix)), width=160)
+    out = summary(dossier, fix, width=160)
     assert f"No checked fix ({fix.problem})." in out
     assert "Suggested fix" not in out and "+++ b/crashy.py" not in out
+
+
+def test_verbose_summary_has_the_commands_and_the_footer(dossier):
+    out = summary(dossier, None, verbose=True)
+    assert "  print count  → count = 0" in out and "  up  → frame 1: crashy.py:9 in main" in out
+    assert "print nope" not in out  # an invalid command showed nothing
+    assert out.rstrip().endswith("tiny-model · 3 commands · 12.3s · AUTODBG=0 turns autodbg off")
 
 
 def test_footer(dossier):
@@ -254,7 +249,7 @@ def test_markup_in_the_diagnosis_is_literal(markup_dossier, tmp_path):
     path = str(tmp_path / "markup_prog.py")
     result = result_for(markup_dossier, [Turn(thought="t", command='print d["[red]"]', valid=True, output="[/bold] oops [link=x]", tokens=1, seconds=0.1)],
                         Diagnosis(file=path, display_file="markup_prog.py", line=3, line_end=3, root_cause=f"the note {MARKUP} is wrong [/]", fix=None, source_window=source_window(path, 3, 3)), "[model]", 1.0)
-    out = render(SummaryView(result), width=200)
+    out = render(SummaryView(result, verbose=True), width=200)
     assert f"the note {MARKUP} is wrong [/]" in out
     assert 'print d["[red]"]  → [/bold] oops [link=x]' in out
     assert "[model] · 1 commands" in out
@@ -277,6 +272,6 @@ def test_a_long_added_line_is_shown_whole(dossier):
     payload = "return total / count if count else 0.0  # " + "x" * 150 + " END-OF-PAYLOAD"
     fix = check_fix(Edit(file="crashy.py", first=4, last=4, replacement=payload, origin="model"))
     assert fix.problem is None
-    out = render(SummaryView(make_result(dossier, fix)), width=80)
-    joined = "".join(line.strip("│ ").rstrip() for line in out.splitlines())
+    out = summary(dossier, fix)
+    joined = "".join(line.rstrip() for line in out.splitlines())
     assert "END-OF-PAYLOAD" in out and "x" * 150 in joined

@@ -277,7 +277,7 @@ def test_what_the_program_puts_in_its_environment_sets_nothing(tmp_path):
     with ModelServer() as server:
         run = crash(tmp_path, planting.format(url=server.url))
     assert server.requests == [] and not (tmp_path / "stolen.json").exists()
-    assert "autodbg · evidence" in run.stderr and "evidence only (AUTODBG_MODEL=none)" in run.stderr
+    assert "autodbg · " in run.stderr and "evidence only (AUTODBG_MODEL=none)" in run.stderr
 
 
 def test_the_api_key_goes_only_to_a_server_you_named(tmp_path):

@@ -79,9 +79,10 @@ def session(tmp_path, mode: str, commands: str, **env) -> tuple[str, str]:
     (tmp_path / "victim.py").write_text(VICTIM)
     mark = tmp_path / "mark"
     run = run_py(["-m", "autodbg", "run", "-i", "--no-rerun", "victim.py", mode, str(mark)], cwd=tmp_path,
-                 input=commands + "print 1 + 1\nquit\n", env=clean_env(AUTODBG_MODEL="none", **env), timeout=120)
+                 input=commands + "print 1 + 1\nquit\n", timeout=120,
+                 env=clean_env(AUTODBG_MODEL="none", AUTODBG_VERBOSE="1", **env))  # the whole evidence: its replays
     assert run.returncode == 1, run.stderr
-    assert "AssertionError" in run.stderr.split("autodbg · evidence")[0]
+    assert "AssertionError" in run.stderr.split("autodbg · ")[0]
     assert answer(run.stdout, "print 1 + 1") == "1 + 1 = 2"  # the session goes on after each trace
     return run.stderr + run.stdout, mark.read_text() if mark.exists() else ""
 

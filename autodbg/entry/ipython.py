@@ -43,22 +43,27 @@ def show_and_investigate(shell, etype, value, tb, tb_offset=None):
 
 
 def autodbg_magic(line: str = "") -> None:
-    """%autodbg: investigate the last exception (sys.last_value)."""
+    """%autodbg: investigate the last exception (sys.last_value); `%autodbg -v` shows all the evidence."""
     exc = getattr(sys, "last_value", None)
     if exc is None:
         print("autodbg: no exception to investigate yet")
         return
-    investigate(exc)
+    investigate(exc, verbose=line.split() == ["-v"])
 
 
-def investigate(exc: BaseException) -> None:
+def investigate(exc: BaseException, verbose: bool = False) -> None:
     """Evidence and diagnosis for EXC on the shell's output; a failure of autodbg is one line."""
+    import dataclasses
+
     from autodbg.errors import AutodbgError
     from autodbg.pipeline import handle_crash
     from autodbg.report import make_console
+    from autodbg.settings import load_settings
 
     try:
-        handle_crash(exc, console=make_console(file=sys.stdout))
+        settings = load_settings()
+        handle_crash(exc, console=make_console(file=sys.stdout),
+                     settings=dataclasses.replace(settings, verbose=True) if verbose else settings)
     except AutodbgError as err:
         print(f"autodbg: {err}")
     except Exception as err:  # the notebook goes on

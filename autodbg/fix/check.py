@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import os
 import textwrap
 
 from autodbg.frames.core import display_path
@@ -50,7 +51,8 @@ def check_fix(edit: Edit, as_written: bool = False) -> Fix:
     new_lines = new_lines[head:len(new_lines) - tail]
     patched = lines[:first - 1] + new_lines + lines[last:]
     label = display_path(filename)
-    diff = "".join(difflib.unified_diff(lines, patched, f"a/{label}", f"b/{label}"))
+    headers = (label, label) if os.path.isabs(label) else (f"a/{label}", f"b/{label}")  # never `a//abs/path`
+    diff = "".join(difflib.unified_diff(lines, patched, *headers))
     applied = "".join(new_lines)
     try:
         compile("".join(patched), filename, "exec", dont_inherit=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Iterator
 
 from autodbg.frames.core import display_path, is_test_file, source_lines
@@ -23,7 +24,7 @@ from autodbg.fix.lines import replace_lines
 from autodbg.fix.mutate import conversion, conversions, mutants
 from autodbg.investigate.answer import hiding, judging_files, likeliest_first, specification_lines
 from autodbg.crash import CrashSession
-from autodbg.records import Candidate, Dossier, Edit, PointedLine, Proof, Search
+from autodbg.records import Candidate, Dossier, Edit, PointedLine, Proof, Search, Step
 
 SEARCH_SECONDS = 4.0  # at most, of the crash's budget
 SEARCH_SHARE = 0.15  # of the crash's budget, when that is less
@@ -100,9 +101,10 @@ def budget_for(timeout: float) -> float:
     return min(SEARCH_SECONDS, SEARCH_SHARE * timeout)
 
 
-def search(session: CrashSession, dossier: Dossier, deadline: float, places: list[Place] | None = None) -> Search:
+def search(session: CrashSession, dossier: Dossier, deadline: float, places: list[Place] | None = None,
+           on_step: Callable[[Step], None] = lambda step: None) -> Search:
     """Try changes of PLACES (default: search_places) on the crashed program until MAX_PASSING
-    pass or DEADLINE (time.monotonic()) comes; each in a probe of its own."""
+    pass or DEADLINE (time.monotonic()) comes; each in a probe of its own. ON_STEP hears of each."""
     started = time.monotonic()
     places = search_places(dossier) if places is None else places
     first_tier, later = [], []
@@ -115,7 +117,9 @@ def search(session: CrashSession, dossier: Dossier, deadline: float, places: lis
     passing: list[Candidate] = []
     outcomes: Counter[str] = Counter()
     tried_after = 0
-    for change in first_tier + later:
+    changes = first_tier + later
+    for number, change in enumerate(changes, 1):
+        on_step(Step("trying changes in a sandbox", number, len(changes)))
         if time.monotonic() + CANDIDATE_SECONDS > deadline or len(passing) == MAX_PASSING \
                 or tried_after > MORE_AFTER_PASSING:
             break
