@@ -150,12 +150,13 @@ class CrashSession:
             if ran.result in (TrialResult.PASSES, TrialResult.GUARDS) and outcome.refusals:
                 # The program caught a refusal and went on: not how it runs outside the sandbox.
                 why = f"it ran on past something the sandbox refused: {outcome.refusals[0]}"
-                return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why))
+                return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why), refused=self.redactor.scrub(outcome.refusals[0]))
             return dataclasses.replace(ran, detail=self.redactor.scrub(ran.detail))
         if outcome.status == ProbeStatus.TIMED_OUT:
             return FixTrial(TrialResult.HANGS, f"still running after {seconds:g} s")
-        why = outcome.detail if outcome.status == ProbeStatus.REFUSED else f"{outcome.status}: {outcome.detail}"
-        return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why))
+        if outcome.status == ProbeStatus.REFUSED:
+            return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(outcome.detail), refused=self.redactor.scrub(outcome.detail))
+        return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(f"{outcome.status}: {outcome.detail}"))
 
     def where_it_was(self, exc: BaseException, interrupted_by: str) -> Hang | None:
         """Where the program EXC interrupted was (autodbg.analysis.hang), read here without running
