@@ -151,7 +151,8 @@ class CrashSession:
                 # The program caught a refusal and went on: not how it runs outside the sandbox.
                 why = f"it ran on past something the sandbox refused: {outcome.refusals[0]}"
                 return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why), refused=self.redactor.scrub(outcome.refusals[0]))
-            return dataclasses.replace(ran, detail=self.redactor.scrub(ran.detail))
+            refused = self.redactor.scrub(outcome.refusals[0]) if outcome.refusals else None  # seen here, not said there
+            return dataclasses.replace(ran, detail=self.redactor.scrub(ran.detail), refused=refused)
         if outcome.status == ProbeStatus.TIMED_OUT:
             return FixTrial(TrialResult.HANGS, f"still running after {seconds:g} s")
         if outcome.status == ProbeStatus.REFUSED:

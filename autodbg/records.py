@@ -328,7 +328,6 @@ class FixTrial(Record):
     stopped_by_fix: bool = False
     # What the sandbox refused it (its first refusal): a change that tried that is never run again outside a probe.
     refused: str | None = None
-    _omit_none = ("refused",)
 
     @property
     def passes(self) -> bool:

@@ -24,7 +24,7 @@ import pytest
 from autodbg.fix.check import check_fix
 from autodbg.fix.label import label_of
 from autodbg.pipeline import judge, verify
-from autodbg.program.judge import Tests as TestFiles, run_tests
+from autodbg.program.judge import Tests as JudgedFiles, run_tests
 from autodbg.records import Edit, FixTrial, Label, TrialResult
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux kernel layers")
@@ -356,7 +356,7 @@ def test_the_judges_test_run_cannot_delete_a_users_file(scene):
     (scene.program / "pyproject.toml").write_text("")
     (scene.program / "test_app.py").write_text("from app import share\n\n\ndef test_share():\n    assert share(4, 2) == 2\n")
     (scene.program / "app.py").write_text(APP.replace("print(share", "if __name__ == '__main__':\n    print(share"))
-    tests = TestFiles(str(scene.program), (str(scene.program / "test_app.py"),))
+    tests = JudgedFiles(str(scene.program), (str(scene.program / "test_app.py"),))
     assert run_tests(tests, None, 30) == {"test_app::test_share": True}
     for attack in (f"import os\nos.remove({str(scene.canary)!r})\n", SPAWN.replace("NEW_SESSION", "True"),
                    f"import os\nos.remove('canary.txt', dir_fd=os.open({str(scene.outside)!r}, os.O_RDONLY))\n"):
