@@ -8,6 +8,7 @@ parent hits that process, not pytest."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -394,3 +395,42 @@ def test_a_change_the_probe_refused_is_neither_verified_nor_judged(scene, tmp_pa
     assert fix.verified is False and fix.outcome.startswith("not run again: in its probe it tried refused by the sandbox")
     assert fix.label == Label.NOT_RUN and fix.judgement is None
     scene.check({"verified": fix.verified, "outcome": fix.outcome})
+
+
+# --- the kernel layers alone (no audit hook): what C code or a missed audit event would meet --------
+
+KERNEL_ONLY = """\
+import errno, os, signal, sys
+from autodbg.probe import landlock, seccomp
+scratch, canary, bystander = sys.argv[1], sys.argv[2], int(sys.argv[3])
+landlock.restrict((scratch,))
+seccomp.install_whole_run()
+results = {}
+def attempt(name, action):
+    try:
+        action()
+        results[name] = "done"
+    except OSError as exc:
+        results[name] = errno.errorcode.get(exc.errno, str(exc.errno))
+attempt("write inside", lambda: open(os.path.join(scratch, "ok.txt"), "w").write("x"))
+attempt("write outside", lambda: open(canary, "a").write("owned"))
+attempt("delete outside", lambda: os.remove(canary))
+attempt("chmod outside", lambda: os.chmod(canary, 0))
+attempt("fork", os.fork)
+attempt("setsid", os.setsid)
+attempt("kill bystander", lambda: os.kill(bystander, signal.SIGKILL))
+attempt("pidfd bystander", lambda: signal.pidfd_send_signal(os.pidfd_open(bystander), signal.SIGKILL))
+print(results)
+"""
+
+
+def test_the_kernel_layers_alone_refuse_what_the_audit_hook_would(scene, tmp_path):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    run = subprocess.run([sys.executable, "-c", KERNEL_ONLY, str(scratch), str(scene.canary), str(scene.bystander.pid)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    results = ast.literal_eval(run.stdout)
+    assert results.pop("write inside") == "done"
+    assert all(outcome in ("EACCES", "EPERM") for outcome in results.values()), results
+    scene.check({"verified": False, "outcome": "not verified"})
