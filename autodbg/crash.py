@@ -150,12 +150,16 @@ class CrashSession:
             if ran.result in (TrialResult.PASSES, TrialResult.GUARDS) and outcome.refusals:
                 # The program caught a refusal and went on: not how it runs outside the sandbox.
                 why = f"it ran on past something the sandbox refused: {outcome.refusals[0]}"
-                return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why))
-            return dataclasses.replace(ran, detail=self.redactor.scrub(ran.detail))
+                return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why),
+                                refused=self.redactor.scrub(outcome.refusals[0]))
+            refused = self.redactor.scrub(outcome.refusals[0]) if outcome.refusals else None  # seen here only
+            return dataclasses.replace(ran, detail=self.redactor.scrub(ran.detail), refused=refused)
         if outcome.status == ProbeStatus.TIMED_OUT:
             return FixTrial(TrialResult.HANGS, f"still running after {seconds:g} s")
-        why = outcome.detail if outcome.status == ProbeStatus.REFUSED else f"{outcome.status}: {outcome.detail}"
-        return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why))
+        if outcome.status == ProbeStatus.REFUSED:
+            why = self.redactor.scrub(outcome.detail)
+            return FixTrial(TrialResult.NOT_RUN, why, refused=why)
+        return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(f"{outcome.status}: {outcome.detail}"))
 
     def where_it_was(self, exc: BaseException, interrupted_by: str) -> Hang | None:
         """Where the program EXC interrupted was (autodbg.analysis.hang), read here without running

@@ -355,6 +355,9 @@ def verify(session: CrashSession, result: Result) -> None:
     fix = d.fix
     if fix is None or not fix.usable:
         return
+    if fix.trial is not None and fix.trial.refused:  # it tried what the sandbox refuses: not run outside a probe
+        fix.verified, fix.outcome = False, f"not run again: in its probe it tried {fix.trial.refused}"
+        return
     started = time.monotonic()
     fix.verified, fix.outcome = verify_fix(session.rerun.program, fix.edit, result.dossier.exception.type,
                                            session.rerun.budget)
@@ -371,6 +374,9 @@ def judge(result: Result, deadline: float, on_step: Callable[[Step], None]) -> N
 
     fix = result.diagnosis.fix
     if fix is None or not fix.usable:
+        return
+    if fix.trial is not None and fix.trial.refused:  # never run outside a probe: see verify
+        fix.label = label_of(fix)
         return
     started = time.monotonic()
     tests = find_tests(fix.edit.file, [frame.file for frame in result.dossier.frames])

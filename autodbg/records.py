@@ -326,6 +326,8 @@ class FixTrial(Record):
     # Not run because this fix kept the check from happening (another fix may well run), not
     # because the program cannot run again here.
     stopped_by_fix: bool = False
+    # What the sandbox refused it (its first refusal): a change that tried that is never run again outside a probe.
+    refused: str | None = None
 
     @property
     def passes(self) -> bool:

@@ -56,7 +56,7 @@ RIGHT = "    return [first + timedelta(days=offset) for offset in range((last - 
 def test_a_fix_in_a_function_that_already_returned_passes_when_the_script_runs_again(tmp_path):
     ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix(RIGHT))
     assert ran == {"result": "passes", "detail": "with this fix the crashed program now runs to the end without an exception",
-                   "moved_on": False, "stopped_by_fix": False}
+                   "moved_on": False, "stopped_by_fix": False, "refused": None}
 
 
 def test_a_wrong_fix_still_fails_and_says_where(tmp_path):
@@ -78,7 +78,7 @@ def test_a_fix_that_raises_something_else_fails_differently(tmp_path):
 
 def test_a_fix_that_loops_forever_hangs_and_is_stopped(tmp_path):
     ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix("    while True:\n        pass\n"))
-    assert ran == {"result": "hangs", "detail": "still running after 5 s", "moved_on": False, "stopped_by_fix": False}
+    assert ran == {"result": "hangs", "detail": "still running after 5 s", "moved_on": False, "stopped_by_fix": False, "refused": None}
 
 
 def test_a_fix_that_writes_a_file_is_refused_by_the_sandbox(tmp_path):
@@ -101,7 +101,7 @@ def test_a_run_that_swallows_a_refusal_is_not_counted_as_passing(tmp_path):
 def test_a_fix_the_run_never_reaches_is_not_counted_as_passing(tmp_path):
     ran = trial(tmp_path, {"prog.py": CALENDAR}, {"first": 20, "last": 20, "new": "    return 2\n"})
     assert ran == {"result": "still fails", "detail": "IndexError: list assignment index out of range (prog.py:15); "
-                                                      "it did not reach the fixed lines", "moved_on": False, "stopped_by_fix": False}
+                                                      "it did not reach the fixed lines", "moved_on": False, "stopped_by_fix": False, "refused": None}
     guarded = CALENDAR.replace("print(occupancy(", "if __name__ == '__main__':\n    print(occupancy(")
     ran = trial(tmp_path, {"prog.py": guarded}, {"first": 20, "last": 20, "new": "    return 2\n"})
     assert ran["result"] == "still fails"
@@ -161,7 +161,7 @@ def test_a_thread_target_is_called_again_with_its_arguments(tmp_path):
 def test_a_script_that_exits_non_zero_after_the_fix_fails_differently(tmp_path):
     program = CALENDAR + "raise SystemExit(3)\n"
     ran = trial(tmp_path, {"prog.py": program}, calendar_fix(RIGHT))
-    assert ran == {"result": "fails differently", "detail": "the program exits with status 3", "moved_on": True, "stopped_by_fix": False}
+    assert ran == {"result": "fails differently", "detail": "the program exits with status 3", "moved_on": True, "stopped_by_fix": False, "refused": None}
 
 
 @pytest.mark.parametrize("later, result", [('print({}["total"])', "fails differently"),
@@ -197,7 +197,7 @@ def test_an_assertion_crash_passes_only_when_the_failing_assertion_runs_again_an
     unchecked = {"first": 16, "last": 16, "new": "print(below_zero([]))\n"}  # the check no longer runs at all
     ran = trial(tmp_path, {"prog.py": BELOW_ZERO}, unchecked)
     assert ran == {"result": "not run", "detail": "with the fix, the code that holds the failing assertion no longer "
-                                                  "runs to its end, so nothing checked the fix", "moved_on": False, "stopped_by_fix": True}
+                                                  "runs to its end, so nothing checked the fix", "moved_on": False, "stopped_by_fix": True, "refused": None}
 
 
 def test_a_crash_passes_only_when_the_line_that_crashed_runs_again(tmp_path):
@@ -206,7 +206,7 @@ def test_a_crash_passes_only_when_the_line_that_crashed_runs_again(tmp_path):
     call = {"first": 23, "last": 23, "new": "def occupancy(bookings, first, last):\n    return []\n"}
     ran = trial(tmp_path, {"prog.py": CALENDAR}, call)
     assert ran == {"result": "not run", "detail": "with the fix, the line that crashed no longer runs, so nothing "
-                                                  "checked the fix", "moved_on": False, "stopped_by_fix": True}
+                                                  "checked the fix", "moved_on": False, "stopped_by_fix": True, "refused": None}
     longer = {"first": 7, "last": 7, "new": "    days = (last - first).days + 1\n"
                                             "    return [first + timedelta(days=offset) for offset in range(days)]\n"}
     assert trial(tmp_path, {"prog.py": CALENDAR}, longer)["result"] == "passes"
@@ -238,7 +238,7 @@ def test_a_fix_that_stops_a_raised_line_from_running_is_not_run(tmp_path):
         '''
     ran = trial(tmp_path, {"prog.py": source}, {"first": 6, "last": 6, "new": "print(0)\n"})
     assert ran == {"result": "not run", "detail": "with the fix, the line that crashed no longer runs, so nothing "
-                                                  "checked the fix", "moved_on": False, "stopped_by_fix": True}
+                                                  "checked the fix", "moved_on": False, "stopped_by_fix": True, "refused": None}
 
 
 @pytest.mark.parametrize("new, what", [

@@ -146,3 +146,61 @@ def install() -> str:
     native.call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     native.call("prctl", _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0)
     return DETAIL
+
+
+# --- a whole program run (autodbg.probe.confine): writes by path are Landlock's, the rest as a probe's
+
+# Changes the program's own files need; Landlock confines them to its copy (metadata changes,
+# which Landlock does not see, stay refused).
+_PATH_CONFINED = frozenset({"unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir",
+                            "link", "linkat", "symlink", "symlinkat", "truncate", "creat"})
+# Ways out of the run's process group and to other processes' scheduling and signals.
+_RUN_DENIED = {"setsid": 112, "setpgid": 109, "unshare": 272, "setpriority": 141, "sched_setscheduler": 144,
+               "sched_setparam": 142, "sched_setaffinity": 203, "sched_setattr": 314, "ioprio_set": 251,
+               "flock": 73, "landlock_create_ruleset": 444}
+_FCNTL = 72
+_F_SETOWN, _F_SETSIG, _F_SETOWN_EX, _F_SETLEASE, _F_NOTIFY = 8, 10, 15, 1024, 1026
+_FIOSETOWN, _SIOCSPGRP, _TIOCSPGRP = 0x8901, 0x8902, 0x5410
+
+
+def whole_run_program(own_pid: int) -> bytes:
+    """The filter for a whole program run (pid OWN_PID): a probe's, but writing files is left to
+    Landlock; no new session or group, no signal owner (SIGIO) or lease, no scheduling of others."""
+    nr = _X86_64
+    code = [_op(_LD_ABS, _ARCH), _op(_JEQ, _AUDIT_ARCH_X86_64, 1, 0), _deny(),
+            _op(_LD_ABS, _NR), _op(_JGE, _X32_BIT, 0, 1), _deny()]
+    denied = {name: number for name, number in _X86_64_DENIED.items() if name not in _PATH_CONFINED}
+    for number in (*denied.values(), *_RUN_DENIED.values()):
+        code += [_op(_JEQ, number, 0, 1), _deny()]
+    code += _when(nr["clone3"], [_deny(38)])
+    code += _when(nr["clone"], _deny_unless_flags(0, _CLONE_THREAD))
+    for name in ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+        code += _when(nr[name], _deny_unless_equal(0, own_pid))
+    code += _when(nr["sendto"], _deny_if_nonzero(4))
+    code += _when(nr["prlimit64"], _deny_if_nonzero(2))
+    code += _when(_FCNTL, [rule for cmd in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX, _F_SETLEASE, _F_NOTIFY)
+                           for rule in _deny_if_equal(1, cmd)])
+    code += _when(nr["ioctl"], [rule for cmd in (_TIOCSTI, _TIOCLINUX, _FIOSETOWN, _SIOCSPGRP, _TIOCSPGRP)
+                                for rule in _deny_if_equal(1, cmd)])
+    code.append(_op(_RET, _ALLOW))
+    return b"".join(code)
+
+
+def install_whole_run() -> str:
+    """Load the whole-run filter into this process (autodbg.probe.confine): irreversible."""
+    reason = supported()
+    if reason:
+        raise OSError(reason)
+    _load(whole_run_program(os.getpid()))
+    return "seccomp: no exec, fork, connect, new session, signal to others, or metadata change"
+
+
+def _load(code: bytes) -> None:
+    import ctypes
+
+    class Program(ctypes.Structure):  # struct sock_fprog
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    buffer = ctypes.create_string_buffer(code, len(code))
+    prog = Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    native.call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    native.call("prctl", _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0)

@@ -13,7 +13,11 @@ from autodbg.program.target import Program, exit_status, print_user_traceback, r
 def main(argv: list[str]) -> int:
     root, rest = argv[0], argv[1:]
     program = Program(rest[1], rest[1:], os.getcwd()) if rest[0] == "-m" else Program(None, rest, os.getcwd())
-    confine.enter(root)
+    try:
+        confine.enter(root)
+    except confine.Unconfined as why:
+        print(f"{confine.UNCONFINED_MARK}{why}", file=sys.stderr)
+        return confine.UNCONFINED_STATUS
     exc = run_program(program)
     if exc is not None and not isinstance(exc, SystemExit):
         print_user_traceback(exc)

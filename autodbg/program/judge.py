@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import ast
 import os
-import subprocess
-import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 
 from autodbg.frames.core import display_path, is_test_file
-from autodbg.program.verify import MAX_COPY_FILES, confined_env, patched_copy
+from autodbg.probe import confine
+from autodbg.program.verify import MAX_COPY_FILES, confined_env, patched_copy, run_confined
 from autodbg.records import Edit, Judgement
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
@@ -94,19 +93,19 @@ def imports_module(path: str, module: str) -> bool:
 def run_tests(tests: Tests, change: Edit | None, budget: float) -> dict[str, bool] | str:
     """{test id: passed} of TESTS run on a confined copy of their project with CHANGE applied
     (None: as it is), or why they could not run."""
+    unconfined = confine.available()
+    if unconfined is not None:
+        return f"not run: {unconfined}"
     with tempfile.TemporaryDirectory(prefix="autodbg-judge-") as tmp:
         copy, problem = patched_copy(tests.root, change, tmp)
         if problem is not None:
             return problem
         report = os.path.join(tmp, "junit.xml")
         files = [os.path.relpath(f, tests.root) for f in tests.files]
-        command = [sys.executable, "-m", "autodbg.program.confined", tmp, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                   "-o", "addopts=", f"--junit-xml={report}", *files]
-        try:
-            subprocess.run(command, cwd=copy, stdin=subprocess.DEVNULL, capture_output=True, env=confined_env(tmp),
-                           timeout=budget, start_new_session=True)
-        except subprocess.TimeoutExpired:
-            return f"the tests ran past {budget:g}s"
+        run = run_confined(tmp, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                                 f"--junit-xml={report}", *files], copy, None, confined_env(tmp), budget)
+        if isinstance(run, str):
+            return run if run.startswith("not run") else f"the tests {run}"
         try:
             cases = ElementTree.parse(report).getroot().iter("testcase")
         except (OSError, ElementTree.ParseError):

@@ -6,17 +6,19 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 import tempfile
 
 from autodbg.program.judge import Tests
-from autodbg.program.verify import confined_env, patched_copy
+from autodbg.probe import confine
+from autodbg.program.verify import confined_env, patched_copy, run_confined
 
 
 def suspiciousness(tests: Tests, budget: float) -> dict[tuple[str, int], float] | str:
     """{(file, line): Ochiai score} of the lines TESTS ran, files as in the project (not its copy);
     or why the tests could not say. Empty where no test failed: then they point nowhere."""
+    unconfined = confine.available()
+    if unconfined is not None:
+        return f"not run: {unconfined}"
     with tempfile.TemporaryDirectory(prefix="autodbg-spectrum-") as tmp:
         copy, problem = patched_copy(tests.root, None, tmp)
         if problem is not None:
@@ -24,13 +26,10 @@ def suspiciousness(tests: Tests, budget: float) -> dict[tuple[str, int], float] 
         out = os.path.join(tmp, "spectrum.json")
         env = {**confined_env(tmp), "AUTODBG_SPECTRUM_ROOT": copy, "AUTODBG_SPECTRUM_OUT": out}
         files = [os.path.relpath(f, tests.root) for f in tests.files]
-        command = [sys.executable, "-m", "autodbg.program.confined", tmp, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                   "-o", "addopts=", "-p", "autodbg.program.coverage_plugin", *files]
-        try:
-            subprocess.run(command, cwd=copy, stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=budget,
-                           start_new_session=True)
-        except subprocess.TimeoutExpired:
-            return f"the tests ran past {budget:g}s"
+        run = run_confined(tmp, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                                 "-p", "autodbg.program.coverage_plugin", *files], copy, None, env, budget)
+        if isinstance(run, str):
+            return run if run.startswith("not run") else f"the tests {run}"
         try:
             with open(out, encoding="utf-8") as f:
                 runs = json.load(f)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from autodbg.frames.core import display_path
 from autodbg.frames.safe_eval import cut
 from autodbg.files import is_inside, write_shared
 from autodbg.fix.lines import replace_lines
+from autodbg.probe import confine
 from autodbg.program.target import Program
 from autodbg.records import Edit
 
@@ -55,9 +57,41 @@ def confined_env(tmp: str) -> dict[str, str]:
             "PYTHONPATH": os.pathsep.join(filter(None, [_ours(), os.environ.get("PYTHONPATH")]))}
 
 
+def run_confined(tmp: str, target: list[str], cwd: str, stdin: str | None, env: dict[str, str],
+                 budget: float) -> subprocess.CompletedProcess | str:
+    """TARGET (`python`'s arguments) run confined to TMP (autodbg.probe.confine) in its own session,
+    every process of which is killed when it ends or at BUDGET; or why it did not run, beginning
+    "not run" where it could not be confined, or saying it ran past BUDGET."""
+    command = [sys.executable, "-m", "autodbg.program.confined", tmp, *target]
+    process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               start_new_session=True)
+    try:
+        out, err = process.communicate(stdin, timeout=budget)
+    except subprocess.TimeoutExpired:
+        _kill_group(process.pid)
+        process.communicate()
+        return f"ran past {budget:g}s"
+    finally:
+        _kill_group(process.pid)  # its own processes too: none may outlive the run
+    if process.returncode == confine.UNCONFINED_STATUS and confine.UNCONFINED_MARK in err:
+        return "not run: " + err.split(confine.UNCONFINED_MARK, 1)[1].strip().splitlines()[0]
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # none left
+
+
 def verify_fix(program: Program, fix: Edit, exception_type: str, budget: float) -> tuple[bool, str]:
     """(whether FIX made EXCEPTION_TYPE go away, what happened)."""
     root = program.root
+    unconfined = confine.available()
+    if unconfined is not None:
+        return False, f"not run: {unconfined}; model-written code runs only confined"
     with tempfile.TemporaryDirectory(prefix="autodbg-verify-") as tmp:
         copy, problem = patched_copy(root, fix, tmp)
         if problem is not None:
@@ -69,12 +103,9 @@ def verify_fix(program: Program, fix: Edit, exception_type: str, budget: float) 
 
         # Confined to its copy: no writes outside it, no network, no processes (the fix is model-written).
         target = ["-m", program.module, *program.argv[1:]] if program.module else [moved(program.argv[0]), *program.argv[1:]]
-        command = [sys.executable, "-m", "autodbg.program.confined", tmp, *target]
-        try:
-            run = subprocess.run(command, cwd=moved(program.cwd), input=program.stdin, capture_output=True, text=True,
-                                 env=confined_env(tmp), timeout=budget, start_new_session=True)
-        except subprocess.TimeoutExpired:
-            return False, f"not verified: the fixed program ran past {budget:g}s"
+        run = run_confined(tmp, target, moved(program.cwd), program.stdin, confined_env(tmp), budget)
+        if isinstance(run, str):
+            return False, run if run.startswith("not run") else f"not verified: the fixed program {run}"
     last_line = run.stderr.strip().splitlines()[-1] if run.stderr.strip() else ""
     if run.returncode == 0:
         return True, "verified by re-running: the program now exits 0"
