@@ -233,7 +233,7 @@ class CrashSession:
 
     def scrubbed(self, record):
         """RECORD (a records.Record) without any secret the probes learned: for what leaves autodbg."""
-        return type(record).from_json(self.redactor.scrub_tree(record.to_json()))
+        return self.redactor.scrub_record(record)
 
     def _take(self, reply: "Reply") -> None:
         self.position = reply.position
