@@ -80,3 +80,27 @@ send("{SECRET}")
     assert "ConnectionError: server refused " in ours and "<redacted>" in ours
     for text in (ours, report):
         assert not [p for p in pieces(shown) | pieces(SECRET) if p in text], encoding
+
+
+def test_a_view_that_fails_is_one_line_and_the_rest_still_prints():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from autodbg.pipeline import show
+    from autodbg.redact import Redactor
+
+    class Session:
+        redactor = Redactor()
+
+    Session.redactor.learn("password", SECRET)
+    out = StringIO()
+    console = Console(file=out, width=100, color_system=None)
+
+    def failing():
+        raise KeyError(f"\x1b[2J{SECRET}")
+
+    show(console, "evidence", failing, Session)
+    show(console, "search for a fix", lambda: "the next view", Session)
+    assert out.getvalue().splitlines() == ["autodbg: the evidence could not be shown (KeyError: '\\x1b[2J<redacted>')",
+                                           "the next view"]
