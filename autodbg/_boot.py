@@ -116,9 +116,11 @@ def _report_internal_error(error):
             sys.stderr.write("autodbg: internal error (AUTODBG_DEBUG=1):\n")
             traceback.print_exception(type(error), error, error.__traceback__)
             return
+        from autodbg.textsafe import terminal_safe  # only here, at a failure: not on the start-up path
+
         message = " ".join(str(error).splitlines())
         what = f"{type(error).__name__}: {message}" if message else type(error).__name__
-        sys.stderr.write(f"autodbg: internal error: {what}\n")
+        sys.stderr.write(terminal_safe(f"autodbg: internal error: {what}") + "\n")
         sys.stderr.flush()
     except BaseException:
         pass  # stderr itself is gone: nothing left to tell

@@ -7,6 +7,7 @@ import os
 import sys
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import terminal_safe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args) or 0
     except AutodbgError as exc:
-        print(f"autodbg: {exc}", file=sys.stderr)
+        print(terminal_safe(f"autodbg: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("autodbg: interrupted", file=sys.stderr)
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # as a shell reports a process killed by SIGPIPE
     except OSError as exc:  # a cache dir that is a file, a full disk, a folder not yours: the user's to fix
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"autodbg: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(terminal_safe(f"autodbg: {where}{exc.strerror or exc}"), file=sys.stderr)
         return 2
     except Exception as exc:  # a bug or a broken install: still one line, unless asked for more
         from autodbg.settings import debug
@@ -58,5 +59,5 @@ def main(argv: list[str] | None = None) -> int:
         if debug():
             raise
         message = " ".join(str(exc).split())
-        print(f"autodbg: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
+        print(terminal_safe(f"autodbg: internal error: {type(exc).__name__}: {message}"), file=sys.stderr)
         return 1

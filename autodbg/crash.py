@@ -116,7 +116,10 @@ class CrashSession:
                     dossier.replays = self._replays()
                 return dossier
             self.evidence += ("; " if self.evidence else "") + f"{'plain ' if plain else ''}evidence: {outcome.detail}"
-        return traceback_dossier(self.open_debugger(), f"values not shown: {self.evidence}")
+        debugger = self.open_debugger()
+        for frame in debugger.all_frames():  # no probe learned the secrets its source and locals hold
+            self.redactor.learn_frame(frame)
+        return traceback_dossier(debugger, f"values not shown: {self.evidence}")
 
     def _replays(self) -> list[Replay]:
         """The crash line's calls replayed (evidence.crash_line_replays), where probes run; none
@@ -237,7 +240,7 @@ class CrashSession:
 
     def scrubbed(self, record):
         """RECORD (a records.Record) without any secret the probes learned: for what leaves autodbg."""
-        return type(record).from_json(self.redactor.scrub_tree(record.to_json()))
+        return self.redactor.scrub_record(record)
 
     def _take(self, reply: "Reply") -> None:
         self.position = reply.position

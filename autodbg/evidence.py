@@ -147,6 +147,29 @@ def traceback_dossier(debugger: Inspector, note: str) -> Dossier:
     return Dossier(exception=ExceptionInfo(name, note, f"{name} ({note})"), chain=[ChainLink(0, name, "raised")], crash_site=CrashSite(crash.filename, crash.lineno, crash.function), frames=frames, folded_user_frames=max(0, len(user) - MAX_FRAMES), library_frames=len(stack) - len(user), assertion=kind is not None and issubclass(kind, AssertionError))
 
 
+def unraised_dossier(exc: BaseException) -> Dossier:
+    """The evidence of an exception no frame of the program raised: a script that does not compile
+    (where the SyntaxError points, and the lines around it), or one handed to the hook unraised (its
+    type and message). Read from the exception and the file alone: no program code runs."""
+    name = type.__dict__["__qualname__"].__get__(type(exc))
+    message = _safe_str(exc)
+    frames = []
+    filename, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
+    if isinstance(exc, SyntaxError) and isinstance(filename, str) and isinstance(line, int):
+        lines = source_lines(filename)
+        if 0 < line <= len(lines):
+            first, last = max(1, line - CRASH_CONTEXT), min(len(lines), line + CRASH_CONTEXT)
+            frames.append(FrameEvidence(
+                index=0, file=filename, display_file=display_path(filename), function="<module>", line=line,
+                is_crash_frame=True, code=lines[line - 1].strip(),
+                source=SourceWindow(first, [cut(text, 200) for text in lines[first - 1:last]]),
+                line_values=[], locals={}, locals_cut=0, called_functions=[]))
+    site = CrashSite(filename if frames else "", line if frames else 0, "<module>" if frames else "")
+    return Dossier(exception=ExceptionInfo(name, message, f"{name}: {message}" if message else name),
+                   chain=[ChainLink(0, name, "raised")], crash_site=site, frames=frames, folded_user_frames=0,
+                   library_frames=0, assertion=False)
+
+
 def reachable_files(user: list[FrameEntry]) -> list[str]:
     """The program's files the crash frames can reach: their own, and those of the user modules,
     functions and classes their globals name (the calls a value may have come through)."""

@@ -26,7 +26,8 @@ from autodbg.errors import AutodbgError, HangTimeout
 from autodbg.files import head_of, write_private
 from autodbg.llm.model import EngineError, Model
 from autodbg.crash import CrashSession
-from autodbg.records import Hang, Label, ModelInfo, Patch, Probe, Result, Step, Turn
+from autodbg.evidence import unraised_dossier
+from autodbg.records import Dossier, Hang, Label, ModelInfo, Patch, Probe, Result, Step, Turn
 from autodbg.report import EvidenceView, Progress, SearchView, SummaryView, VerdictView, WhereView, make_console
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
@@ -64,8 +65,10 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
         hang = show_hang(exc, session, console, interrupted_by, settings.verbose)
         if hang is None or not hang.stuck:
             return None
+    # A script that does not compile, or an exception handed to the hook unraised: no frame ran.
+    unraised = _unraised(exc)
     engine, model, reason = None, None, without_model
-    if reason is None:
+    if reason is None and not unraised:
         try:
             fetch_model(settings)
         except KeyboardInterrupt:  # Ctrl-C at the question or during the download: the evidence still comes
@@ -73,7 +76,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
         except Exception as err:
             reason = failure_reason(err)
     started = time.monotonic()  # the budget starts after the user's answer and a download
-    if reason is None:
+    if reason is None and not unraised:
         try:  # first, so the model loads while the evidence is gathered
             engine, model = start_engine(settings)
         except Exception as err:
@@ -82,16 +85,21 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     result = None
     try:
         with Progress(console, started, settings.timeout) as shown:
-            session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
-            result = new_result(session, thread_name)
+            session = session or CrashSession.of_crash(exc, probes=settings.probe and not unraised,
+                                                       redact=settings.redact)
+            result = new_result(session, thread_name, unraised_dossier(exc) if unraised else None)
             result.dossier.hang = hang
             result.model = model
             result.timings.worker_start = round(worker_started - started, 3)
             result.timings.evidence = round(time.monotonic() - worker_started, 3)
             if settings.verbose:
-                console.print(EvidenceView(session.scrubbed(result.dossier)))
+                show(console, "evidence", lambda: EvidenceView(session.scrubbed(result.dossier)), session)
             shown.show(session.scrubbed(result))
-            search_fixes(session, result, settings, console, started, shown.on_step)
+            if unraised:
+                reason = "it never ran: no frames to look at"
+            else:
+                show(console, "search for a fix",
+                     lambda: search_fixes(session, result, settings, console, started, shown.on_step), session)
             if engine is not None:
                 reason = run_investigation(engine, session, result, settings, console, started, shown.on_step)
             elif model is None and reason is None:
@@ -103,12 +111,12 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
             engine.close()
     if result is None:
         if reason:
-            console.print(Text(f"autodbg: evidence only ({reason})", style="dim"))
+            console.print(Text(terminal_safe(f"autodbg: evidence only ({reason})"), style="dim"))
         return None
     result.fallback_reason = reason
     result.timings.total = round(time.monotonic() - started, 3)
     result.patch = suggested_patch(result)
-    console.print(SummaryView(session.scrubbed(result), reason, settings.verbose))
+    show(console, "diagnosis", lambda: SummaryView(session.scrubbed(result), reason, settings.verbose), session)
     problem = write_report(session.scrubbed(result), settings.report_path or str(last_report_path()))
     if problem:
         console.print(Text(terminal_safe(f"autodbg: {problem}")), soft_wrap=True)
@@ -144,18 +152,48 @@ def last_report_path() -> Path:
     return last_report_file()
 
 
+def _unraised(exc: BaseException) -> bool:
+    """Whether no frame of the program ran for EXC: it has no traceback (a script that does not
+    compile, an exception handed to the hook unraised), or it is a SyntaxError whose traceback is
+    only autodbg's and the interpreter's (`autodbg run bad.py`)."""
+    from autodbg.frames.core import is_user_file
+
+    if exc.__traceback__ is None:
+        return True
+    tb, user = exc.__traceback__, False
+    while tb is not None and not user:
+        user = is_user_file(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    return isinstance(exc, SyntaxError) and not user
+
+
+def show(console, what: str, view, session: CrashSession) -> None:
+    """Print VIEW() (a renderable, or None when it prints itself); if it fails, one line says so
+    and the rest of the section still comes (the evidence and the report are never lost to one view)."""
+    try:
+        shown = view()
+        if shown is not None:
+            console.print(shown)
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:
+        message = session.redactor.scrub(" ".join(str(err).split())[:200])
+        console.print(Text(terminal_safe(f"autodbg: the {what} could not be shown ({type(err).__name__}"
+                                         f"{': ' + message if message else ''})"), style="dim"), soft_wrap=True)
+
+
 def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str, verbose: bool) -> Hang | None:
     """Print where the interrupted program was at once, then whether it was stuck; return that
     (None when EXC interrupted nothing of the program's own)."""
     found = session.where_it_was(exc, interrupted_by)
     if found is None:
         return None
-    console.print(WhereView(found))
+    show(console, "place it was interrupted", lambda: WhereView(found), session)
     try:
         checked = session.check_hang(exc, found)
     except KeyboardInterrupt:  # a second Ctrl-C: the user wants out, and has where it was
         return None
-    console.print(VerdictView(checked, verbose))
+    show(console, "verdict", lambda: VerdictView(checked, verbose), session)
     return checked
 
 
@@ -187,7 +225,7 @@ def explain(session: CrashSession) -> str:
             reason = run_investigation(engine, session, result, settings, console, started, shown.on_step)
         result.patch = suggested_patch(result)
         if result.diagnosis is not None:
-            console.print(SummaryView(session.scrubbed(result), reason, settings.verbose))
+            show(console, "diagnosis", lambda: SummaryView(session.scrubbed(result), reason, settings.verbose), session)
     except KeyboardInterrupt:
         reason = "interrupted"
     except Exception as err:
@@ -419,8 +457,8 @@ def transcript(console, verbose: bool, on_step: Callable[[Step], None]):
     yield step
 
 
-def new_result(session: CrashSession, thread_name: str | None) -> Result:
-    dossier = session.dossier()
+def new_result(session: CrashSession, thread_name: str | None, dossier: Dossier | None = None) -> Result:
+    dossier = dossier or session.dossier()
     return Result(autodbg_version=__version__, python=platform.python_version(), argv=list(sys.argv),
                   cwd=os.getcwd(), thread=thread_name, dossier=dossier, probe=Probe(session.mode, session.evidence or "ok"))
 

@@ -24,13 +24,16 @@ dossier; its token patterns are what is worth having, and they are below.
 
 from __future__ import annotations
 
+import base64
 import bisect
+import codecs
 import functools
 import os
 import re
 import subprocess
 import sys
 import types
+import urllib.parse
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, islice
 
@@ -376,9 +379,7 @@ class Redactor:
         self.values.add(key)
         self.learned.append(secret)
         self._scrubbed.clear()  # what was scrubbed before this secret was known may hold it
-        forms = [key, key[::-1]]
-        if len(secret) <= 256:
-            forms.append(secret.encode("utf-8", "replace").hex())  # `pw.encode().hex()`
+        forms = [key, key[::-1]] + (_encoded_forms(secret) if len(secret) <= 256 else [])
         for form in forms:
             self._pieces.update(form[i:i + MIN_PIECE] for i in range(len(form) - MIN_PIECE + 1))
             self._probes.update(form[i:i + PROBE] for i in range(len(form) - PROBE + 1))
@@ -403,10 +404,12 @@ class Redactor:
         except Exception as exc:  # the boundary must hold whatever the text is
             return f"<redacted: text could not be checked ({type(exc).__name__})>"
 
-    def scrub_tree(self, value):
-        """VALUE (report data: dicts, lists, strings) with every string scrubbed, keys included."""
-        from autodbg.textsafe import map_strings
-        return map_strings(value, self.scrub)
+    def scrub_record(self, record):
+        """RECORD (a dataclass of report data) with every text value scrubbed; its field names,
+        dict keys (names) and vocabulary values are not text a secret can be in, and scrubbing them
+        would change its shape (a password holding `function` must not cost the report)."""
+        from autodbg.textsafe import map_values
+        return map_values(record, self.scrub)
 
     def _scrub_until_stable(self, text: str) -> str:
         for _ in range(MAX_PASSES):
@@ -508,6 +511,20 @@ class Redactor:
             if flat[i:i + PROBE] in probes:
                 found.update(j for j in range(max(0, i - k + PROBE), i + 1) if flat[j:j + k] in pieces)
         return sorted(found)
+
+
+def _encoded_forms(secret: str) -> list[str]:
+    """SECRET as a program may encode it, matched like the secret (letters and digits, any case):
+    hex (`pw.encode().hex()`), rot13, URL-quoted, and base64 from each of the three byte offsets
+    it may start at inside a longer text (`b64encode(b"user:" + pw)`), without the characters
+    that mix its bytes with its neighbours'."""
+    raw = secret.encode("utf-8", "replace")
+    forms = [raw.hex(), codecs.encode(secret, "rot13"), urllib.parse.quote(secret, safe=""),
+             urllib.parse.quote_plus(secret)]
+    for shift, mixed in ((0, 0), (1, 2), (2, 3)):
+        encoded = base64.b64encode(bytes(shift) + raw).decode().rstrip("=")
+        forms.append(encoded[mixed:len(encoded) - (0 if (shift + len(raw)) % 3 == 0 else 1)])
+    return ["".join(_PIECE_CHARS.findall(form.lower())) for form in forms]
 
 
 def _is_variable(value: str) -> bool:

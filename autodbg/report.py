@@ -242,7 +242,7 @@ class SummaryView:
 
     def evidence_only(self) -> RenderResult:
         if self.reason:  # last: why no model answered (none was set, it could not load, Ctrl-C...)
-            yield Text(f"autodbg: evidence only ({self.reason})", style="dim")
+            yield Text(terminal_safe(f"autodbg: evidence only ({self.reason})"), style="dim")
 
 
 def diff_lines(diff: str) -> RenderResult:

@@ -98,11 +98,11 @@ def main() -> None:
     redactor = learn()
     session = Session(debugger, redactor=redactor)
     record = build_dossier(session)
-    prompt, dossier = dossier_text(record), record.to_json()
+    prompt, dossier = dossier_text(record), record
     locals_per_frame = [len(f.f_locals) for f in frames if f.f_code.co_filename == "bench_program.py"]
     print(f"crash: {len(locals_per_frame)} user frames with {locals_per_frame} locals; "
           f"learned {len(redactor.values)} secret values")
-    print(f"dossier: prompt text {len(prompt)} chars, JSON {len(json.dumps(dossier))} chars; "
+    print(f"dossier: prompt text {len(prompt)} chars, JSON {len(json.dumps(dossier.to_json()))} chars; "
           f"medians of {runs} runs, ms (each scrub by a new redactor: nothing remembered):")
 
     def first_scrub(redactor_of, scrub) -> float:
@@ -118,8 +118,8 @@ def main() -> None:
         ("learn: all frames, chain, environment, argv", median_ms(learn, runs)),
         ("scrub the prompt text (secrets learned)", first_scrub(learn, lambda r: r.scrub(prompt))),
         ("scrub the prompt text (nothing learned)", first_scrub(Redactor, lambda r: r.scrub(prompt))),
-        ("scrub_tree the dossier (secrets learned)", first_scrub(learn, lambda r: r.scrub_tree(dossier))),
-        ("scrub_tree the dossier (nothing learned)", first_scrub(Redactor, lambda r: r.scrub_tree(dossier))),
+        ("scrub_record the dossier (secrets learned)", first_scrub(learn, lambda r: r.scrub_record(dossier))),
+        ("scrub_record the dossier (nothing learned)", first_scrub(Redactor, lambda r: r.scrub_record(dossier))),
     ]
     for name, ms in rows:
         print(f"  {name:<48} {ms:8.2f}")

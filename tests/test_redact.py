@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import base64
+import codecs
 import collections
 import dataclasses
 import random
 import string
+import urllib.parse
 
 import pytest
 
@@ -187,7 +190,9 @@ def learned() -> Redactor:
 @pytest.mark.parametrize("shown", [
     SECRET, SECRET[::-1], SECRET.upper(), SECRET.swapcase(), SECRET[3:3 + MIN_PIECE], SECRET[-MIN_PIECE:],
     str(list(SECRET)), "-".join(SECRET), " ".join(SECRET[::-1]), SECRET.encode().hex(), repr(SECRET.encode()),
-    f"prefix{SECRET[2:12]}suffix",
+    f"prefix{SECRET[2:12]}suffix", base64.b64encode(SECRET.encode()).decode(),
+    base64.b64encode(b"admin:" + SECRET.encode()).decode()[8:], base64.urlsafe_b64encode(b"x" + SECRET.encode()).decode(),
+    codecs.encode(SECRET, "rot13"), urllib.parse.quote(SECRET[:5] + "!@#" + SECRET[5:], safe=""),
 ])
 def test_a_learned_value_is_scrubbed_in_any_form(learned, shown):
     text = f"before {shown} after"
@@ -289,9 +294,14 @@ def test_scrub_never_raises():
     assert Redactor().scrub(12) == "12"
 
 
-def test_scrub_tree_scrubs_keys_and_values(learned):
-    tree = {"argv": ["prog", SECRET], SECRET: {"n": 1, "t": (SECRET[::-1],)}}
-    assert learned.scrub_tree(tree) == {"argv": ["prog", REDACTED], REDACTED: {"n": 1, "t": [REDACTED]}}
+def test_scrub_record_scrubs_values_only():
+    from autodbg.records import CrashSite, FixTrial, TrialResult
+    r = Redactor()
+    r.learn("password", "MyFunction2024passes!")  # holds a field name and a vocabulary word
+    site = r.scrub_record(CrashSite(file="MyFunction2024passes!.py", line=3, function="function"))
+    assert site.line == 3 and REDACTED in site.file and "unction2" not in site.file + site.function
+    trial = r.scrub_record(FixTrial(TrialResult.PASSES, "ran MyFunction2024passes!"))
+    assert trial.result is TrialResult.PASSES and trial.detail == f"ran {REDACTED}!"
 
 
 # --- terminal-safe text ------------------------------------------------------------------------
