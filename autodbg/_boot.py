@@ -113,14 +113,15 @@ _RECURSION = 3000  # frames autodbg's own work may need, whatever limit the prog
 def _disarm():
     """Stop the program's process-wide hooks from running while autodbg works after a crash in
     the main thread (and in every probe, which forks from here): its signal handlers and interval
-    timers, profiler and tracer (threading's too), gc callbacks. What
-    it returns is what _rearm puts back for the program's exit (its timers stay stopped)."""
+    timers, profiler and tracer (threading's too), gc callbacks. What it returns is what _rearm
+    puts back for the program's exit, timers with the time they had left (not the profiler and
+    tracer: only autodbg's own frames are left in this thread)."""
     import gc
     import signal
     import threading
 
-    saved = {"profile": sys.getprofile(), "trace": sys.gettrace(),
-             "threading": (threading._profile_hook, threading._trace_hook), "gc": list(gc.callbacks), "signals": {}}
+    saved = {"threading": (threading._profile_hook, threading._trace_hook), "gc": list(gc.callbacks),
+             "signals": {}, "timers": {}}
     sys.setprofile(None)
     sys.settrace(None)
     threading.setprofile(None)
@@ -128,12 +129,13 @@ def _disarm():
     gc.callbacks.clear()
     for which in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"):
         if hasattr(signal, which):
-            signal.setitimer(getattr(signal, which), 0)
+            saved["timers"][getattr(signal, which)] = signal.setitimer(getattr(signal, which), 0)
     for name in _DISARMED_SIGNALS:
         number = getattr(signal, name, None)
         if number is not None:
             # Defaults, except for signals whose default would end the process mid-report.
-            saved["signals"][number] = signal.signal(number, signal.SIG_DFL if name in ("SIGCHLD", "SIGURG") else signal.SIG_IGN)
+            quiet = signal.SIG_DFL if name in ("SIGCHLD", "SIGURG") else signal.SIG_IGN
+            saved["signals"][number] = signal.signal(number, quiet)
     return saved
 
 
@@ -146,8 +148,9 @@ def _rearm(saved):
         if handler is not None:  # None: set from C, cannot be put back from Python
             signal.signal(number, handler)
     gc.callbacks[:] = saved["gc"]
-    sys.setprofile(saved["profile"])
-    sys.settrace(saved["trace"])
+    for which, (remaining, interval) in saved["timers"].items():
+        if remaining or interval:
+            signal.setitimer(which, remaining, interval)
     threading.setprofile(saved["threading"][0])
     threading.settrace(saved["threading"][1])
 

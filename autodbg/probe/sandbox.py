@@ -183,8 +183,14 @@ def _readable_roots() -> tuple[str, ...]:
     return tuple(sorted({os.path.realpath(root) for root in roots if root}))
 
 
+_CHECK_EVENT = "autodbg.sandbox.hooked"  # raised once the hook is added: it must see it
+_hooked: list[bool] = []
+
+
 def _audit(event: str, args: tuple) -> None:
-    if event == "open":
+    if event == _CHECK_EVENT:
+        _hooked.append(True)
+    elif event == "open":
         _check_open(args)
     elif event in _REFUSED_EVENTS or event.startswith(_REFUSED_PREFIXES):
         raise _refusal(event, args)
@@ -302,6 +308,11 @@ def _install_hook() -> str:
     global _readable
     _readable = _readable_roots()
     sys.addaudithook(_audit)
+    # A hook of the program's that raises a RuntimeError for sys.addaudithook makes Python drop
+    # this one without a word: only an event it sees shows it is in.
+    sys.audit(_CHECK_EVENT)
+    if not _hooked:
+        raise OSError("the program's own audit hook kept it out")
     return _HOOK_DETAIL
 
 
