@@ -412,7 +412,17 @@ def test_sigchld_handler_runs_each_time_a_probe_exits(tmp_path):
 
 
 def test_interval_timer_handler_runs_during_the_investigation(tmp_path):
-    setup = CANARY_SETUP + "signal.signal(signal.SIGALRM, touch)\nsignal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)\n"
+    setup = CANARY_SETUP + '''\
+def during_the_investigation(signum, frame):
+    while frame is not None:  # what the signal interrupted: autodbg's work, or the program's exit
+        if AUTODBGS_WORK in frame.f_code.co_filename:
+            touch(signum)
+        frame = frame.f_back
+signal.signal(signal.SIGALRM, during_the_investigation)
+signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)
+import atexit
+atexit.register(signal.setitimer, signal.ITIMER_REAL, 0)  # the program's own exit stops it
+'''
     run = crash(tmp_path, "", setup=setup)
     assert_python_exit(run)
     no_canary(run)
