@@ -24,6 +24,9 @@ MARKER = "autodbg.enabled"
 NETWORK_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
 
 seen = None  # (variables, working directory) at start-up, once remembered
+# autodbg's own os.fork and time.monotonic, taken before the program could replace them (a patched
+# fork, a frozen clock); only references to functions already loaded, so start-up pays nothing.
+own = {}
 
 
 def remember():
@@ -31,6 +34,9 @@ def remember():
     first call wins."""
     global seen
     if seen is None:
+        own["fork"] = getattr(os, "fork", None)
+        clock = sys.modules.get("time")
+        own["monotonic"] = getattr(clock, "monotonic", None)
         environ = os.environ  # its keys, then the few values kept: decoding every value costs more
         variables = {k: environ[k] for k in environ if k.startswith("AUTODBG") or k.upper() in NETWORK_VARIABLES}
         try:

@@ -78,23 +78,81 @@ def investigate(exc, thread_name):
     """Investigate EXC, an exception nobody caught (in the thread THREAD_NAME, None: the main one),
     if should_investigate says so; whatever fails here is one line, after the user's traceback."""
     global _handled
+    limit = sys.getrecursionlimit()
     try:
+        sys.setrecursionlimit(max(limit, _RECURSION))  # a program may have lowered it
         if exc is None or exc is _handled or not should_investigate(exc):
             return
         _handled = exc
-        from autodbg.pipeline import handle_crash
         if thread_name is None:
+            saved = _disarm()
             try:
+                from autodbg.pipeline import handle_crash
                 handle_crash(exc)
             finally:
+                _rearm(saved)
                 if isinstance(exc, KeyboardInterrupt):
                     _keep_interrupted_exit()
         else:
+            from autodbg.pipeline import handle_crash
             handle_crash(exc, thread_name=thread_name)  # in the dying thread: the others go on
     except KeyboardInterrupt:
         pass  # the user wants out; their traceback is already printed
     except BaseException as error:  # ours failed; the user's traceback is already printed
         _report_internal_error(error)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+# Signals the program's handlers or timers could raise while autodbg works: SIGCHLD each time a
+# probe exits, an armed alarm or profiling timer, SIGIO.
+_DISARMED_SIGNALS = ("SIGCHLD", "SIGALRM", "SIGVTALRM", "SIGPROF", "SIGIO", "SIGURG")
+_RECURSION = 3000  # frames autodbg's own work may need, whatever limit the program set
+
+
+def _disarm():
+    """Stop the program's process-wide hooks from running while autodbg works after a crash in
+    the main thread (and in every probe, which forks from here): its signal handlers and interval
+    timers, profiler and tracer (threading's too), gc callbacks. What it returns is what _rearm
+    puts back for the program's exit, timers with the time they had left (not the profiler and
+    tracer: only autodbg's own frames are left in this thread)."""
+    import gc
+    import signal
+    import threading
+
+    saved = {"threading": (threading._profile_hook, threading._trace_hook), "gc": list(gc.callbacks),
+             "signals": {}, "timers": {}}
+    sys.setprofile(None)
+    sys.settrace(None)
+    threading.setprofile(None)
+    threading.settrace(None)
+    gc.callbacks.clear()
+    for which in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"):
+        if hasattr(signal, which):
+            saved["timers"][getattr(signal, which)] = signal.setitimer(getattr(signal, which), 0)
+    for name in _DISARMED_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None:
+            # Defaults, except for signals whose default would end the process mid-report.
+            quiet = signal.SIG_DFL if name in ("SIGCHLD", "SIGURG") else signal.SIG_IGN
+            saved["signals"][number] = signal.signal(number, quiet)
+    return saved
+
+
+def _rearm(saved):
+    import gc
+    import signal
+    import threading
+
+    for number, handler in saved["signals"].items():
+        if handler is not None:  # None: set from C, cannot be put back from Python
+            signal.signal(number, handler)
+    gc.callbacks[:] = saved["gc"]
+    for which, (remaining, interval) in saved["timers"].items():
+        if remaining or interval:
+            signal.setitimer(which, remaining, interval)
+    threading.setprofile(saved["threading"][0])
+    threading.settrace(saved["threading"][1])
 
 
 def _keep_interrupted_exit():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import _thread
 import dataclasses
+import linecache
 import sys
 import time
 from dataclasses import dataclass, field
@@ -72,6 +73,7 @@ class CrashSession:
         self.listed: tuple[int, int, int] | None = None  # where the last listing ended (Session.listed)
         self.last_state: LiveState | None = None
         self.evidence = ""  # how the dossier's probe ended, when not ok
+        self._unchanged: dict[str, FixTrial] = {}  # exception type -> the trial of no change at all
 
     @classmethod
     def of_crash(cls, exc: BaseException, **options) -> "CrashSession":
@@ -144,6 +146,19 @@ class CrashSession:
         SECONDS."""
         if not self.probes:
             return FixTrial(TrialResult.NOT_RUN, "no probe here, and the fix must not run in the crashed process")
+        ran = self._trial_in_probe(fix, exception_type, seconds)
+        if ran.result in (TrialResult.PASSES, TrialResult.GUARDS):
+            # The probe's reply is what program code in it let through: a program that writes its
+            # own reply passes unchanged as well, so a pass counts only where the unchanged
+            # program, tried the same way, does not pass.
+            if exception_type not in self._unchanged:
+                self._unchanged[exception_type] = self._trial_in_probe(_unchanged(fix), exception_type, seconds)
+            if self._unchanged[exception_type].result in (TrialResult.PASSES, TrialResult.GUARDS):
+                return FixTrial(TrialResult.NOT_RUN, "the program passes unchanged too: its code in the probe, not the "
+                                "fix, gave that answer")
+        return ran
+
+    def _trial_in_probe(self, fix: Edit, exception_type: str, seconds: float) -> FixTrial:
         request = (self.open_debugger, fix, exception_type, self.redact)
         outcome = run_in_probe(lambda: trial(*request).to_json(), deadline=seconds)
         if outcome.status == ProbeStatus.OK:
@@ -270,6 +285,12 @@ class CrashSession:
             return ProbeOutcome(ProbeStatus.ERROR, detail=f"{type(exc).__name__}: {safe_eval.cut(str(exc), 200)}",
                                 seconds=time.monotonic() - started), None
         return ProbeOutcome(ProbeStatus.OK, seconds=time.monotonic() - started), reply
+
+
+def _unchanged(fix: Edit) -> Edit:
+    """FIX's lines as they are: the same trial with nothing changed."""
+    lines = linecache.getlines(fix.file)[fix.first - 1: fix.last]
+    return dataclasses.replace(fix, replacement="".join(lines), origin="unchanged")
 
 
 def _parsed(kind: type, data):

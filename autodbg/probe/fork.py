@@ -18,20 +18,20 @@ import gc
 import io
 import json
 import os
-import select
+import re
 import signal
 import sys
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
-from autodbg.probe import sandbox
+from autodbg.probe import own, sandbox
 from autodbg.probe.sandbox import Limits, Refused
 
 _POLL = 0.05  # seconds between exit checks where there is no pidfd to wait on
 _CHUNK = 1 << 16
 _INTERNAL_FAILURE = 70  # exit status of a child whose own probe code failed (EX_SOFTWARE)
 _DETAIL_CHARS = 300
+_DEPTH = 200  # nesting of a reply's JSON the parent accepts: far above any record's
 
 
 class ProbeStatus(str, enum.Enum):
@@ -67,7 +67,7 @@ def run_in_probe(function: Callable[[], Any], *, deadline: float, limits: Limits
     lists, dict keys as strings). Never raises for anything the child does."""
     limits = limits or Limits()
     sandbox.prepare()
-    start = time.monotonic()
+    start = own.monotonic()
     read_fd, write_fd = os.pipe()
     try:
         pid = sandbox.fork_quietly()
@@ -93,9 +93,14 @@ def _child(function: Callable[[], Any], read_fd: int, write_fd: int, deadline: f
         os.close(read_fd)
         _silence_stdio()
         gc.disable()  # a full collection would touch (and so copy) every page of the image
-        entered = [layer.name for layer in sandbox.enter(deadline, limits, keep_fds={write_fd}) if layer.available]
-        _send(write_fd, json.dumps(entered).encode() + b"\n")
-        _send(write_fd, _reply(function, limits))
+        applied = sandbox.enter(deadline, limits, keep_fds={write_fd})
+        _send(write_fd, json.dumps([layer.name for layer in applied if layer.available]).encode() + b"\n")
+        missing = sandbox.missing(applied)
+        if missing:  # no program code without the sandbox: say so instead
+            detail = f"probes off: the sandbox could not be installed ({missing})"
+            _send(write_fd, json.dumps({"status": "refused", "detail": _cut(detail)}).encode())
+        else:
+            _send(write_fd, _reply(function, limits))
         code = 0
     finally:
         os._exit(code)
@@ -147,6 +152,10 @@ def _describe(exc: BaseException) -> str:
         line = message
     else:
         line = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return _cut(line)
+
+
+def _cut(line: str) -> str:
     line = " ".join(line.split())
     return line if len(line) <= _DETAIL_CHARS else line[: _DETAIL_CHARS - 3] + "..."
 
@@ -167,12 +176,12 @@ def _collect(pid: int, read_fd: int, start: float, deadline: float, limits: Limi
     pipe_open = True
     try:
         while (ended := _exit_status(pid)) is None:
-            remaining = end - time.monotonic()
+            remaining = end - own.monotonic()
             if remaining <= 0:
                 return _outcome(ProbeStatus.TIMED_OUT, f"timed out after {_format_seconds(deadline)} s", start, received)
             watch = ([read_fd] if pipe_open else []) + ([pidfd] if pidfd is not None else [])
             wait = remaining if pidfd is not None else min(remaining, _POLL if pipe_open else 0.001)
-            ready, _, _ = select.select(watch, [], [], wait)
+            ready, _, _ = own.select(watch, [], [], wait)
             if read_fd in ready:
                 chunk = os.read(read_fd, _CHUNK)
                 pipe_open = bool(chunk)
@@ -224,27 +233,43 @@ def _drain(read_fd: int, cap: int) -> bytes:
 
 
 def _ended(ended: str, start: float, received: bytearray) -> ProbeOutcome:
-    try:
-        reply = json.loads(bytes(received).partition(b"\n")[2])
-        status = reply["status"]
-        refusals = tuple(str(refusal) for refusal in reply.get("refusals", ()))
-        if status == ProbeStatus.OK:
-            return _outcome(ProbeStatus.OK, "", start, received, value=reply["value"], refusals=refusals)
-        if status in (ProbeStatus.ERROR, ProbeStatus.REFUSED):
-            return _outcome(ProbeStatus(status), str(reply["detail"]), start, received, refusals=refusals)
-    except (ValueError, TypeError, KeyError):
-        pass
+    """The outcome the reply states, if it is one: a reply is data the child (where program code
+    ran) wrote, so it is parsed within bounds and must have the reply's shape, else the probe died.
+    A child that wrote a reply but did not exit 0 died: the reply is not the one autodbg sends."""
+    reply = _bounded_json(bytes(received).partition(b"\n")[2])
+    if ended in ("exit 0", "exit status unknown") and isinstance(reply, dict) and isinstance(reply.get("status"), str):
+        status, detail, refusals = reply["status"], reply.get("detail", ""), reply.get("refusals", [])
+        if isinstance(refusals, list) and all(isinstance(r, str) for r in refusals) and isinstance(detail, str):
+            if status == ProbeStatus.OK and "value" in reply:
+                return _outcome(ProbeStatus.OK, "", start, received, value=reply["value"], refusals=tuple(refusals))
+            if status in (ProbeStatus.ERROR, ProbeStatus.REFUSED) and detail:
+                return _outcome(ProbeStatus(status), _cut(detail), start, received, refusals=tuple(refusals))
     return _outcome(ProbeStatus.DIED, f"probe died: {ended}", start, received)
+
+
+def _bounded_json(data: bytes) -> Any:
+    """DATA as JSON, or None where it is not JSON or nests deeper than _DEPTH (the decoder would
+    otherwise recurse as deep as the child liked)."""
+    depth = 0
+    for byte in _STRING.sub(b"", data).translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        if depth > _DEPTH:
+            return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string: its brackets are text
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 def _outcome(status: ProbeStatus, detail: str, start: float, received: bytearray, value: Any = None,
              refusals: tuple[str, ...] = ()) -> ProbeOutcome:
-    layers_line = bytes(received).partition(b"\n")[0]
-    try:
-        layers = tuple(str(name) for name in json.loads(layers_line))
-    except (ValueError, TypeError):
-        layers = ()
-    return ProbeOutcome(status, value, detail, time.monotonic() - start, layers, refusals)
+    names = _bounded_json(bytes(received).partition(b"\n")[0])
+    layers = tuple(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else ()
+    return ProbeOutcome(status, value, detail, own.monotonic() - start, layers, refusals)
 
 
 def _end(pid: int) -> None:

@@ -31,7 +31,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from autodbg.probe import native, seccomp
+from autodbg.probe import native, own, seccomp
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
@@ -183,8 +183,14 @@ def _readable_roots() -> tuple[str, ...]:
     return tuple(sorted({os.path.realpath(root) for root in roots if root}))
 
 
+_CHECK_EVENT = "autodbg.sandbox.hooked"  # raised once the hook is added: it must see it
+_hooked: list[bool] = []
+
+
 def _audit(event: str, args: tuple) -> None:
-    if event == "open":
+    if event == _CHECK_EVENT:
+        _hooked.append(True)
+    elif event == "open":
         _check_open(args)
     elif event in _REFUSED_EVENTS or event.startswith(_REFUSED_PREFIXES):
         raise _refusal(event, args)
@@ -230,7 +236,7 @@ def fork_quietly() -> int:
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        return os.fork()
+        return own.fork()  # autodbg's own: the program may have replaced os.fork
 
 
 # --- session and namespaces (ctypes, before the audit hook forbids it) ---------------------------
@@ -302,6 +308,11 @@ def _install_hook() -> str:
     global _readable
     _readable = _readable_roots()
     sys.addaudithook(_audit)
+    # A hook of the program's that raises a RuntimeError for sys.addaudithook makes Python drop
+    # this one without a word: only an event it sees shows it is in.
+    sys.audit(_CHECK_EVENT)
+    if not _hooked:
+        raise OSError("the program's own audit hook kept it out")
     return _HOOK_DETAIL
 
 
@@ -331,6 +342,15 @@ def enter(deadline: float, limits: Limits, keep_fds: set[int]) -> list[Layer]:
         except Exception as exc:  # noqa: BLE001 — the kernel says no, or the program's own audit hook does
             applied.append(Layer(name, False, f"skipped: {exc}"))
     return applied
+
+
+def missing(applied: list[Layer]) -> str | None:
+    """Why the layers APPLIED are no sandbox for program code, or None: the audit hook, and the
+    system call filter wherever this machine has one, must be in (a program's own audit hook may
+    refuse ctypes or a second hook, and the probe must not then run with neither)."""
+    required = {"audit hook"} | ({"system call filter"} if seccomp.supported() is None else set())
+    failed = [f"{layer.name} {layer.detail}" for layer in applied if layer.name in required and not layer.available]
+    return "; ".join(failed) or None
 
 
 @functools.lru_cache(maxsize=None)

@@ -5,8 +5,10 @@ before the crash, raw memory writes) still cannot write, connect, spawn or signa
 Refused with EPERM: every call that changes the file system (unlink, rename, mkdir, chmod, chown,
 utime, mknod, xattrs, truncate...), open/openat with a write, create, truncate or append flag,
 openat2 (its flags are out of the filter's reach), connect, bind, sendto with an address, sendmsg,
-exec, fork (clone without CLONE_THREAD), signals to any process but the probe itself, ptrace and
-other processes' memory or descriptors, io_uring (it would do file work past the filter), terminal
+exec, fork (clone without CLONE_THREAD), signals to any process but the probe itself (kill and
+its kin, pidfd_send_signal, and the fcntl/ioctl commands that make the kernel send SIGIO, lease or
+directory signals), ptrace and other processes' memory or descriptors, flock, scheduling and I/O
+priority (setpriority, sched_set*, ioprio_set: they reach other processes), io_uring (it would do file work past the filter), terminal
 input injection (TIOCSTI/TIOCLINUX), raising limits, and machine-wide settings (hostname, clock,
 mounts, modules, reboot). clone3 answers ENOSYS, so thread creation falls back to clone.
 Only x86_64 for now: the table of system call numbers is per architecture.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import os
 import platform
 import struct
+import sys
 
 from autodbg.probe import native
 
@@ -39,10 +42,14 @@ _X86_64_DENIED = {
     "kexec_file_load": 320, "acct": 163, "settimeofday": 164, "clock_settime": 227,
     "clock_adjtime": 305, "adjtimex": 159, "mount_setattr": 442, "move_mount": 429, "fsopen": 430,
     "fsmount": 432, "open_tree": 428,
+    # reach other processes' scheduling, locks and I/O priority
+    "flock": 73, "setpriority": 141, "sched_setparam": 142, "sched_setscheduler": 144,
+    "sched_setaffinity": 203, "sched_setattr": 314, "ioprio_set": 251, "migrate_pages": 256,
+    "move_pages": 279,
 }
 _X86_64 = {"open": 2, "openat": 257, "clone": 56, "clone3": 435, "kill": 62, "tkill": 200,
            "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "sendto": 44,
-           "ioctl": 16, "prlimit64": 302}
+           "ioctl": 16, "prlimit64": 302, "fcntl": 72}
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _X32_BIT = 0x40000000  # x32 system calls on x86_64: refuse them all
 
@@ -57,6 +64,9 @@ _NR, _ARCH = 0, 4
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _CLONE_THREAD = 0x00010000
 _TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
+_FIOSETOWN, _SIOCSPGRP = 0x8901, 0x8902  # an owner for SIGIO, as fcntl F_SETOWN sets
+# fcntl commands that make the kernel signal a process (SIGIO, lease and directory notices)
+_F_SETOWN, _F_SETSIG, _F_SETOWN_EX, _F_SETLEASE, _F_NOTIFY = 8, 10, 15, 1024, 1026
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
@@ -113,7 +123,10 @@ def program(own_pid: int) -> bytes:
         code += _when(nr[name], _deny_unless_equal(0, own_pid))
     code += _when(nr["sendto"], _deny_if_nonzero(4))  # an address: not a connected socket
     code += _when(nr["prlimit64"], _deny_if_nonzero(2))  # a new limit: reading stays allowed
-    code += _when(nr["ioctl"], _deny_if_equal(1, _TIOCSTI) + _deny_if_equal(1, _TIOCLINUX))
+    code += _when(nr["ioctl"], [op for request in (_TIOCSTI, _TIOCLINUX, _FIOSETOWN, _SIOCSPGRP)
+                                for op in _deny_if_equal(1, request)])
+    code += _when(nr["fcntl"], [op for command in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX, _F_SETLEASE, _F_NOTIFY)
+                                for op in _deny_if_equal(1, command)])
     code.append(_op(_RET, _ALLOW))
     return b"".join(code)
 
@@ -125,8 +138,8 @@ def supported() -> str | None:
     """Why there is no filter here, or None when there is one."""
     if platform.machine() not in ("x86_64", "AMD64"):
         return f"no system call table for {platform.machine()} yet"
-    if native.libc() is None:
-        return "no ctypes/prctl here"
+    if not sys.platform.startswith("linux"):
+        return "no seccomp outside Linux"
     return None
 
 
@@ -136,6 +149,8 @@ def install() -> str:
     reason = supported()
     if reason:
         raise OSError(reason)
+    if native.libc() is None:  # on Linux: ctypes missing, or the program's own audit hook refuses it
+        raise OSError("no ctypes/prctl to load the filter with")
     import ctypes
 
     class Program(ctypes.Structure):  # struct sock_fprog
