@@ -171,14 +171,17 @@ class CrashSession:
         """FOUND with its verdict: was the program stuck? The interrupted loop runs on in a probe
         (its effects die there) for a moment, under a line tracer."""
         check = None
-        if found.loop is not None and self.probes:
+        if found.loop is not None and self.probes and not found.blocked:  # blocked: running it on would wait too
             frame, line = hangs.interrupted_frames(exc)[0]
             outcome = run_in_probe(lambda: _loop_check(frame, line), deadline=hangs.CHECK_SECONDS + HANG_CHECK_SECONDS)
             if outcome.status == ProbeStatus.OK:
                 check = _parsed(LoopCheck, outcome.value)
             elif outcome.status == ProbeStatus.TIMED_OUT:
+                why = f"one iteration ran longer than {outcome.seconds:.1f} s"
+                if len(found.threads) > 1:  # the fork has the interrupted thread only; a lock the others held stays held
+                    why += ", or it waited on a lock another thread held when the probe forked"
                 check = LoopCheck(iterations=0, seconds=outcome.seconds, ended=False, changed={}, unchanged={},
-                                  repeated=False, detail=f"one iteration ran longer than {outcome.seconds:.1f} s")
+                                  repeated=False, detail=why)
             else:
                 check = LoopCheck(iterations=0, seconds=outcome.seconds, ended=False, changed={}, unchanged={},
                                   repeated=False, detail=f"the loop could not run on: {outcome.detail}")

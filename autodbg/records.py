@@ -278,6 +278,15 @@ class LoopCheck(Record):
 
 
 @dataclass(kw_only=True)
+class LockWait(Record):
+    """A thread of an interrupted program: the locks its frames held (the `with` blocks its lines
+    were in) and what its innermost line waited on (a lock, a queue, an event, a condition)."""
+    thread: str
+    holds: list[str]  # "`first.lock` (with at rebalance.py:20)"
+    waits_for: str = ""  # "`second.lock` (rebalance.py:22)"
+
+
+@dataclass(kw_only=True)
 class Hang(Record):
     """Where an interrupted program was, and whether it was stuck there."""
     interrupted_by: str  # "Ctrl-C", or the watchdog's "--hang-after 1"
@@ -286,6 +295,8 @@ class Hang(Record):
     loop: Loop | None = None
     recursion: Recursion | None = None
     check: LoopCheck | None = None
+    locks: list[LockWait] = field(default_factory=list)  # the threads that held or waited on one
+    blocked: str = ""  # why no thread could go on: a cycle of lock waits, or a wait no thread could end
     stuck: bool = False
     verdict: str = ""  # one line: "stuck: `i` stays 3 and `while i < n` never changes over 4,000 iterations"
 

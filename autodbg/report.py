@@ -134,10 +134,15 @@ class VerdictView:
         yield Text(f"  {h.verdict}", style="bold red" if h.stuck else "dim")
         if not h.stuck:
             return
+        locks = {wait.thread: wait for wait in h.locks}
         for thread in h.threads:
             yield Text(f"  {thread.thread}:", style="bold")
             for frame in thread.frames:
                 yield Text(f"    {frame}")
+            wait = locks.get(thread.thread)
+            if wait is not None:
+                held = f"holds {', '.join(wait.holds)}" if wait.holds else "holds no lock"
+                yield Text(f"    {held}" + (f"; waits for {wait.waits_for}" if wait.waits_for else ""), style="dim")
 
 
 class SearchView:

@@ -238,3 +238,200 @@ def test_run_loop_on_tells_a_frozen_loop_from_a_moving_one(tmp_path):
     assert moving.changed["i"][:3] == ["0", "1", "2"] and not moving.repeated and not moving.ended
     ending = loop_check(tmp_path, "def f(n):\n    i = 0\n    while i < n:\n        i = i + 1\n", "f(5)")
     assert ending.ended and ending.iterations == 5
+
+
+# --- threads and locks ------------------------------------------------------------------------------
+
+LOCK_ORDER = """\
+import threading
+import time
+
+books, stock = threading.Lock(), threading.Lock()
+
+
+def restock():
+    with stock:
+        time.sleep(0.2)
+        with books:
+            pass
+
+
+def audit():
+    with books:
+        time.sleep(0.2)
+        with stock:
+            pass
+
+
+clerks = [threading.Thread(target=restock, daemon=True), threading.Thread(target=audit, daemon=True)]
+for clerk in clerks:
+    clerk.start()
+time.sleep(0.5)
+print("ready", flush=True)
+for clerk in clerks:
+    clerk.join()
+"""
+
+
+def test_a_lock_order_deadlock_of_two_threads_is_named(hooked, tmp_path):
+    script = tmp_path / "shop.py"
+    script.write_text(LOCK_ORDER)
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.2)
+    assert run.returncode == -signal.SIGINT
+    ours = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert "interrupted thread: shop.py:27 in <module> clerk.join()" in ours
+    assert "stuck: deadlock: " in ours
+    assert "(restock) holds `stock` (with at shop.py:8) and waits for `books` (shop.py:10)" in ours
+    assert "(audit) holds `books` (with at shop.py:15) and waits for `stock` (shop.py:17)" in ours
+    assert "autodbg · evidence" in ours  # stuck: investigated
+
+
+QUEUE = """\
+import queue
+import threading
+import time
+
+
+def produce(jobs, count):
+    for n in range(count):
+        {produce}
+        jobs.put(n)
+    jobs.put(None)
+
+
+def consume(jobs):
+    done = []
+    while True:
+        job = jobs.get()
+        if job is None:
+            return done
+        done.append(job)
+
+
+jobs = queue.Queue()
+threading.Thread(target=produce, args=(jobs, 3), daemon=True).start()
+time.sleep(0.3)
+print("ready", flush=True)
+consume(jobs)
+"""
+
+
+def test_a_queue_nobody_feeds_any_more_is_stuck(hooked, tmp_path):
+    script = tmp_path / "jobs.py"
+    script.write_text(QUEUE.format(produce="if n == 1:\n            return  # the end marker is never put"))
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.2)
+    ours = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert "stuck: it waits in `jobs.get()` (jobs.py:17) on a Queue, and no other thread is running" in ours
+    assert "one iteration ran longer" not in ours  # decided without running the loop on
+
+
+def test_a_queue_whose_producer_still_runs_is_not_called_stuck(hooked, tmp_path):
+    script = tmp_path / "jobs.py"
+    script.write_text(QUEUE.format(produce="time.sleep(30)  # slow, but it will put"))
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.2)
+    ours = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert "interrupted thread: jobs.py:16 in consume job = jobs.get()" in ours
+    assert "nothing can end the wait" not in ours and "stuck: " not in ours.replace("not stuck", "")
+    assert "or it waited on a lock another thread held when the probe forked" in ours  # the probe's wait, bounded
+
+
+def test_lock_waits_reads_holders_and_waits_off_live_threads():
+    books, stock = __import__("threading").Lock(), __import__("threading").Lock()
+    started = __import__("threading").Barrier(3)
+
+    def restock():
+        with stock:
+            started.wait()
+            books.acquire(timeout=3)
+
+    def audit():
+        with books:
+            started.wait()
+            stock.acquire(timeout=3)
+
+    import threading
+    clerks = [threading.Thread(target=restock), threading.Thread(target=audit)]
+    for clerk in clerks:
+        clerk.start()
+    started.wait()
+    time.sleep(0.2)
+    frames = sys._current_frames()
+    stacks = [(clerk.name, [(f, f.f_lineno) for f in hangs._outward(frames[clerk.ident])]) for clerk in clerks]
+    locks, blocked = hangs.lock_waits(stacks, others_running=True)
+    for clerk in clerks:
+        clerk.join()
+    assert [(w.holds[0].split(" ")[0], w.waits_for.split(" ")[0]) for w in locks] == [
+        ("`stock`", "`books.acquire(timeout=3)`"), ("`books`", "`stock.acquire(timeout=3)`")]
+    assert blocked.startswith("deadlock: Thread-") and blocked.count("holds") == 2
+
+
+# --- asyncio ----------------------------------------------------------------------------------------
+
+AWAITS_FOREVER = """\
+import asyncio
+
+
+async def price(pending, sku):
+    reply = asyncio.get_running_loop().create_future()
+    pending[sku] = reply
+    return await reply  # nobody ever sets it
+
+
+async def stock(sku):
+    await asyncio.sleep(0.01)
+    return 4
+
+
+async def main():
+    pending = {}
+    print("ready", flush=True)
+    print(await asyncio.gather(stock("TEA-1"), price(pending, "TEA-1")))
+
+
+asyncio.run(main())
+"""
+
+
+def test_ctrl_c_under_asyncio_run_says_which_await_it_was_stuck_at(hooked, tmp_path):
+    script = tmp_path / "shop.py"
+    script.write_text(AWAITS_FOREVER)
+    plain = plain_interrupt(script)
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.3)
+    assert run.returncode == plain.returncode == -signal.SIGINT
+    assert run.stderr.startswith(plain.stderr.split("asyncio.run(main())")[0])  # the user's traceback as Python's
+    ours = " ".join(run.stderr.rsplit("KeyboardInterrupt\n", 1)[1].split())
+    # asyncio.run cancelled the main task before the KeyboardInterrupt: its frames come from that cancellation
+    assert "interrupted thread: shop.py:7 in price return await reply # nobody ever sets it" in ours
+
+
+NEVER_RETRIEVED = """\
+import asyncio
+
+
+def quantity(row):
+    return int(row["qty"])
+
+
+async def load(row):
+    return quantity(row)
+
+
+async def main():
+    asyncio.get_running_loop().create_task(load({"qty": "x2"}))  # nobody awaits it
+    await asyncio.sleep(0.1)
+    print("done", flush=True)
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_task_exception_never_retrieved_gets_the_evidence(hooked, tmp_path):
+    script = tmp_path / "stock.py"
+    script.write_text(NEVER_RETRIEVED)
+    run = subprocess.run([sys.executable, str(script)], env=hooked(AUTODBG="1", AUTODBG_MODEL="none"),
+                         capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (0, "done\n")
+    assert run.stderr.startswith("Task exception was never retrieved")
+    ours = run.stderr.split("autodbg · evidence", 1)[1]
+    assert "stock.py:5 in quantity  (crash site)" in ours and "row['qty'] = 'x2'" in ours

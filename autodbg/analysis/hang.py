@@ -20,7 +20,7 @@ import types
 from autodbg.analysis.source import function_span, module_nodes, parse_source
 from autodbg.frames.core import display_path, is_user_file, source_lines
 from autodbg.frames.safe_eval import Evaluator, cut, safe_repr
-from autodbg.records import Hang, Loop, LoopCheck, Recursion, ThreadStack
+from autodbg.records import Hang, LockWait, Loop, LoopCheck, Recursion, ThreadStack
 
 MAX_STACK = 8  # user frames shown of each thread
 MAX_NAMES = 12  # of a loop's names shown and followed
@@ -33,9 +33,22 @@ _MISSING = object()
 
 
 def interrupted_frames(exc: BaseException) -> list[tuple[types.FrameType, int]]:
-    """(frame, line) of EXC's traceback in the program's own files, innermost first."""
+    """(frame, line) of EXC's traceback in the program's own files, innermost first. Under
+    `asyncio.run` (3.11+), Ctrl-C first cancels the main task and the KeyboardInterrupt is raised
+    after it, in asyncio's runner: the coroutines' frames where they were stuck are in the
+    traceback of the CancelledError it was raised from."""
+    frames = _user_frames(exc.__traceback__)
+    cancelled = exc.__context__
+    while cancelled is not None and type(cancelled).__name__ == "CancelledError":
+        inner = _user_frames(cancelled.__traceback__)
+        if inner:
+            return inner + frames
+        cancelled = cancelled.__context__
+    return frames
+
+
+def _user_frames(tb: types.TracebackType | None) -> list[tuple[types.FrameType, int]]:
     frames = []
-    tb = exc.__traceback__
     while tb is not None:
         if is_user_file(tb.tb_frame.f_code.co_filename):
             frames.append((tb.tb_frame, tb.tb_lineno))
@@ -62,12 +75,14 @@ def where_it_was(exc: BaseException, interrupted_by: str, *, thread_names: dict[
     traceback) and those of the OTHERS (sys._current_frames() of the other threads), its innermost
     loop, and any recursion."""
     interrupted = interrupted_frames(exc)
-    threads = [_thread_stack("interrupted thread", interrupted)]
+    stacks = [("interrupted thread", interrupted)]
     for ident, frame in others.items():
         stack = [(f, f.f_lineno) for f in _outward(frame) if is_user_file(f.f_code.co_filename)]
         if stack:
-            threads.append(_thread_stack(thread_names.get(ident, f"thread {ident}"), stack))
-    hang = Hang(interrupted_by=interrupted_by, ran_seconds=ran_seconds(), threads=threads)
+            stacks.append((thread_names.get(ident, f"thread {ident}"), stack))
+    hang = Hang(interrupted_by=interrupted_by, ran_seconds=ran_seconds(),
+                threads=[_thread_stack(name, stack) for name, stack in stacks])
+    hang.locks, hang.blocked = lock_waits(stacks, others_running=bool(others))
     if interrupted:
         frame, line = interrupted[0]
         hang.loop = innermost_loop(frame, line)
@@ -194,6 +209,109 @@ def _state_text(value) -> str:
     return text
 
 
+# --- threads: who held which lock, who waited on what ------------------------------------------
+
+# What a blocked line waits on: the method called on it (`lines.get()`, `done.wait()`, `lock.acquire()`).
+_WAITING_CALLS = ("acquire", "get", "put", "join", "wait", "wait_for")
+# Objects waited on or held: threading's and queue's, told apart by their type's name and module
+# (no import of threading for this: a program without threads has not loaded it).
+_SYNC_TYPES = {("_thread", "lock"), ("_thread", "RLock"), ("threading", "RLock"), ("threading", "_RLock"),
+               ("threading", "Condition"), ("threading", "Semaphore"), ("threading", "BoundedSemaphore"),
+               ("threading", "Event"), ("threading", "Barrier"), ("queue", "Queue"), ("queue", "LifoQueue"),
+               ("queue", "PriorityQueue"), ("queue", "SimpleQueue"), ("_queue", "SimpleQueue")}
+_HELD_TYPES = {"lock", "RLock", "_RLock", "Condition", "Semaphore", "BoundedSemaphore"}
+
+
+def _sync_kind(value) -> str | None:
+    kind = type(value)
+    return kind.__name__ if (kind.__module__, kind.__name__) in _SYNC_TYPES else None
+
+
+def lock_waits(stacks: list[tuple[str, list[tuple[types.FrameType, int]]]], *,
+               others_running: bool) -> tuple[list[LockWait], str]:
+    """For each thread of STACKS (its name, its user frames innermost first): the locks it held
+    (its lines inside `with L:` blocks, L evaluated from the frame's names without running program
+    code) and what its innermost line waited on; and, when the waits form a cycle, the deadlock in
+    one line -- or, when the interrupted thread waited on a queue, event or condition and
+    OTHERS_RUNNING is false (no other thread at all), that nothing could end its wait."""
+    found: list[tuple[str, list[tuple[object, str]], tuple[object, str] | None]] = []
+    for name, stack in stacks:
+        holds = [held for frame, line in stack for held in _held(frame, line)]
+        waits = _waited_on(*stack[0]) if stack else None
+        if holds or waits:
+            found.append((name, holds, waits))
+    records = [LockWait(thread=name, holds=[text for _, text in holds], waits_for=waits[1] if waits else "")
+               for name, holds, waits in found]
+    holder = {id(obj): (name, text) for name, holds, _ in found for obj, text in holds}
+    waiting = {name: waits for name, _, waits in found if waits is not None}
+    for start in waiting:
+        cycle, name = [], start
+        while name in waiting and id(waiting[name][0]) in holder and name not in [n for n, _ in cycle]:
+            cycle.append((name, waiting[name][1]))
+            name = holder[id(waiting[name][0])][0]
+        if cycle and name == start and len(cycle) > 1:
+            parts = [f"{n} holds {_held_text(holder, n)} and waits for {w}" for n, w in cycle]
+            return records, "deadlock: " + "; ".join(parts)
+    lone = waiting.get(stacks[0][0]) if stacks else None
+    if lone is not None and not others_running and _sync_kind(lone[0]) not in _HELD_TYPES:
+        return records, (f"it waits in {lone[1]} on a {_sync_kind(lone[0])}, and no other thread is running: "
+                         f"nothing can end the wait")
+    return records, ""
+
+
+def _held_text(holder: dict, thread: str) -> str:
+    return ", ".join(text for name, text in holder.values() if name == thread)
+
+
+def _function_nodes(frame: types.FrameType, line: int) -> list[ast.AST]:
+    """The nodes of FRAME's function around LINE (of its module, at the top level)."""
+    text = "\n".join(source_lines(frame.f_code.co_filename, frame.f_globals))
+    tree = parse_source(text)
+    if tree is None:
+        return []
+    first, last = function_span(text, line) or (1, text.count("\n") + 1)
+    return [node for node in module_nodes(tree) if first <= getattr(node, "lineno", 0) <= last]
+
+
+def _evaluated(frame: types.FrameType, node: ast.expr):
+    try:  # the safe evaluator: names and attributes of the frame's values, no program code
+        return Evaluator(dict(frame.f_locals), frame.f_globals).evaluate(ast.unparse(node))
+    except Exception:  # Refused, or not there any more
+        return None
+
+
+def _held(frame: types.FrameType, line: int) -> list[tuple[object, str]]:
+    """The locks FRAME held at LINE: those of the `with` blocks whose body holds LINE."""
+    nodes = _function_nodes(frame, line)
+    held = []
+    for node in sorted((n for n in nodes if isinstance(n, (ast.With, ast.AsyncWith))), key=lambda n: n.lineno):
+        if node.body[0].lineno <= line <= node.end_lineno:
+            for item in node.items:
+                value = _evaluated(frame, item.context_expr)
+                if _sync_kind(value) in _HELD_TYPES:
+                    where = f"{display_path(frame.f_code.co_filename)}:{node.lineno}"
+                    held.append((value, f"`{ast.unparse(item.context_expr)}` (with at {where})"))
+    return held
+
+
+def _waited_on(frame: types.FrameType, line: int) -> tuple[object, str] | None:
+    """What FRAME's LINE waited on: the lock of a `with L:` on that line, or the object of a
+    `q.get()`, `lock.acquire()`, `done.wait()` there."""
+    nodes = _function_nodes(frame, line)
+    candidates = []  # (the object's expression, what is shown of the wait)
+    for node in nodes:
+        if isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno <= line < node.body[0].lineno:
+            candidates += [(item.context_expr, item.context_expr) for item in node.items if item.context_expr.lineno == line]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.lineno == line
+              and node.func.attr in _WAITING_CALLS):
+            candidates.append((node.func.value, node))
+    for expr, shown in candidates:
+        value = _evaluated(frame, expr)
+        if _sync_kind(value) is not None:
+            return value, f"`{ast.unparse(shown)}` ({display_path(frame.f_code.co_filename)}:{line})"
+    return None
+
+
 # --- the loop run on: program code, in a probe only ------------------------------------------------
 
 class _Enough(BaseException):
@@ -276,6 +394,8 @@ def _check_of(names: list[str], states: list[tuple[str, ...]], ended: bool, seco
 
 def verdict(hang: Hang) -> tuple[bool, str]:
     """(was the program stuck, one line saying why or why not)."""
+    if hang.blocked:
+        return True, f"stuck: {hang.blocked}"
     r = hang.recursion
     if r is not None and r.repeated:
         same = ", ".join(f"`{k}` stays {v}" for k, v in r.unchanged.items()) or "its arguments come back"
