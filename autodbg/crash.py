@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import _thread
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
@@ -157,15 +156,17 @@ class CrashSession:
         why = outcome.detail if outcome.status == ProbeStatus.REFUSED else f"{outcome.status}: {outcome.detail}"
         return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(why))
 
-    def where_it_was(self, exc: BaseException, interrupted_by: str) -> Hang | None:
+    def where_it_was(self, exc: BaseException, interrupted_by: str,
+                     threads: dict[int, list] | None = None) -> Hang | None:
         """Where the program EXC interrupted was (autodbg.analysis.hang), read here without running
-        its code; None when EXC interrupted nothing of it (no frame of its own, or it raised EXC)."""
+        its code; None when EXC interrupted nothing of it (no frame of its own, or it raised EXC).
+        THREADS: the other threads' stacks as a watchdog took them when it interrupted the program;
+        else they are read now."""
         if not hangs.interrupted_frames(exc) or hangs.raised_by_the_program(exc):
             return None
-        threading = sys.modules.get("threading")  # not imported for this: a program without threads has one
-        names = {t.ident: t.name for t in threading.enumerate()} if threading is not None else {}
-        others = {ident: frame for ident, frame in sys._current_frames().items() if ident != _thread.get_ident()}
-        return self.scrubbed(hangs.where_it_was(exc, interrupted_by, thread_names=names, others=others))
+        others = hangs.thread_stacks({_thread.get_ident()}) if threads is None else \
+            {ident: stack for ident, stack in threads.items() if ident != _thread.get_ident()}
+        return self.scrubbed(hangs.where_it_was(exc, interrupted_by, others=others))
 
     def check_hang(self, exc: BaseException, found: Hang) -> Hang:
         """FOUND with its verdict: was the program stuck? The interrupted loop runs on in a probe

@@ -44,7 +44,7 @@ PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; 
 
 def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: CrashSession | None = None,
                  console=None, settings: Settings | None = None, interrupted_by: str = "Ctrl-C",
-                 without_model: str | None = None) -> Result | None:
+                 without_model: str | None = None, threads: dict[int, list] | None = None) -> Result | None:
     """Print the autodbg section for EXC to CONSOLE (default: stderr); return the result (also
     JSON-reported).
 
@@ -52,7 +52,8 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     interruption (KeyboardInterrupt, or the pytest watchdog's HangTimeout; INTERRUPTED_BY says which)
     is investigated as a hang only when the program was stuck; otherwise it gets where it was, and
     nothing else (no model is loaded). WITHOUT_MODEL, when given, says why no model runs here: the
-    evidence and the search only."""
+    evidence and the search only. THREADS: the other threads' stacks as the watchdog that
+    interrupted the program took them (autodbg.analysis.hang.thread_stacks)."""
     console = console or make_console()
     settings = settings or load_settings()
     for warning in settings.warnings:  # a bad setting: one line each, and its default stands
@@ -60,7 +61,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     hang = None
     if isinstance(exc, (KeyboardInterrupt, HangTimeout)):
         session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
-        hang = show_hang(exc, session, console, interrupted_by)
+        hang = show_hang(exc, session, console, interrupted_by, threads)
         if hang is None or not hang.stuck:
             return None
     engine, model, reason = None, None, without_model
@@ -110,10 +111,11 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     return result
 
 
-def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str) -> Hang | None:
+def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str,
+              threads: dict[int, list] | None = None) -> Hang | None:
     """Print where the interrupted program was at once, then whether it was stuck; return that
     (None when EXC interrupted nothing of the program's own)."""
-    found = session.where_it_was(exc, interrupted_by)
+    found = session.where_it_was(exc, interrupted_by, threads)
     if found is None:
         return None
     console.print(WhereView(found))

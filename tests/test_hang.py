@@ -191,7 +191,7 @@ def countdown(n):
 
 
 def found(exc) -> Hang:
-    hang = hangs.where_it_was(exc, "Ctrl-C", thread_names={}, others={})
+    hang = hangs.where_it_was(exc, "Ctrl-C", others={})
     hang.stuck, hang.verdict = hangs.verdict(hang)
     return hang
 
@@ -281,8 +281,10 @@ def test_a_lock_order_deadlock_of_two_threads_is_named(hooked, tmp_path):
     ours = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
     assert "interrupted thread: shop.py:27 in <module> clerk.join()" in ours
     assert "stuck: deadlock: " in ours
-    assert "(restock) holds `stock` (with at shop.py:8) and waits for `books` (shop.py:10)" in ours
-    assert "(audit) holds `books` (with at shop.py:15) and waits for `stock` (shop.py:17)" in ours
+    restock = "(restock) holds `stock` (lock {}, with at shop.py:8) and waits for `books` (lock {}, shop.py:10)"
+    audit = "(audit) holds `books` (lock {}, with at shop.py:15) and waits for `stock` (lock {}, shop.py:17)"
+    assert restock.format("A", "B") in ours and audit.format("B", "A") in ours \
+        or restock.format("B", "A") in ours and audit.format("A", "B") in ours
     assert "autodbg · evidence" in ours  # stuck: investigated
 
 
@@ -435,3 +437,42 @@ def test_a_task_exception_never_retrieved_gets_the_evidence(hooked, tmp_path):
     assert run.stderr.startswith("Task exception was never retrieved")
     ours = run.stderr.split("autodbg · evidence", 1)[1]
     assert "stock.py:5 in quantity  (crash site)" in ours and "row['qty'] = 'x2'" in ours
+
+
+TRANSFER = """\
+import threading
+import time
+
+
+class Till:
+    def __init__(self, name):
+        self.name, self.lock, self.cash = name, threading.Lock(), 100
+
+
+def move(src, dst, amount):
+    with src.lock:
+        time.sleep(0.1)
+        with dst.lock:  # each thread holds its source and waits for the other's
+            src.cash -= amount
+            dst.cash += amount
+
+
+front, back = Till("front"), Till("back")
+clerk = threading.Thread(target=move, args=(back, front, 5), daemon=True)
+clerk.start()
+move(front, back, 10)
+"""
+
+
+def test_the_watchdog_sees_a_deadlock_of_the_main_thread_as_it_was(tmp_path):
+    # By the time the crash handler runs, the main thread's `with` has let go of its lock and the
+    # clerk went on: only the stacks the watchdog took as it fired show the cycle.
+    (tmp_path / "tills.py").write_text(TRANSFER)
+    run = subprocess.run([sys.executable, "-m", "autodbg", "run", "--hang-after", "1", "tills.py"], cwd=tmp_path,
+                         env=clean_env(AUTODBG_MODEL="none"), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 130
+    said = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert ("stuck: deadlock: interrupted thread holds `src.lock` (lock A, with at tills.py:11) and waits for "
+            "`dst.lock` (lock B, tills.py:13); Thread-") in said  # the watchdog's timer is a thread too
+    assert ("(move) holds `src.lock` (lock B, with at tills.py:11) and waits for `dst.lock` (lock A, tills.py:13)"
+            in said)

@@ -69,17 +69,14 @@ def raised_by_the_program(exc: BaseException) -> bool:
                                     for node in module_nodes(tree))
 
 
-def where_it_was(exc: BaseException, interrupted_by: str, *, thread_names: dict[int, str],
-                 others: dict[int, types.FrameType]) -> Hang:
+def where_it_was(exc: BaseException, interrupted_by: str, *,
+                 others: dict[int, tuple[str, list[tuple[types.FrameType, int]]]]) -> Hang:
     """Where the program was when EXC interrupted it: the interrupted thread's stack (from EXC's
-    traceback) and those of the OTHERS (sys._current_frames() of the other threads), its innermost
-    loop, and any recursion."""
+    traceback) and those of the OTHERS (thread_stacks() of the other threads), its innermost loop,
+    and any recursion."""
     interrupted = interrupted_frames(exc)
     stacks = [("interrupted thread", interrupted)]
-    for ident, frame in others.items():
-        stack = [(f, f.f_lineno) for f in _outward(frame) if is_user_file(f.f_code.co_filename)]
-        if stack:
-            stacks.append((thread_names.get(ident, f"thread {ident}"), stack))
+    stacks += [(name, stack) for name, stack in others.values() if stack]
     hang = Hang(interrupted_by=interrupted_by, ran_seconds=ran_seconds(),
                 threads=[_thread_stack(name, stack) for name, stack in stacks])
     hang.locks, hang.blocked = lock_waits(stacks, others_running=bool(others))
@@ -88,6 +85,18 @@ def where_it_was(exc: BaseException, interrupted_by: str, *, thread_names: dict[
         hang.loop = innermost_loop(frame, line)
         hang.recursion = recursion(interrupted)
     return hang
+
+
+def thread_stacks(leave_out: set[int]) -> dict[int, tuple[str, list[tuple[types.FrameType, int]]]]:
+    """Every thread but LEAVE_OUT's: its name and its user frames, innermost first, with the lines
+    they are at now. A watchdog takes them as it interrupts the program: by the time the crash
+    handler runs, the interrupted thread's `with` blocks have let go of its locks and the threads
+    it blocked went on."""
+    threading = sys.modules.get("threading")  # not imported for this: a program without threads has one
+    names = {t.ident: t.name for t in threading.enumerate()} if threading is not None else {}
+    return {ident: (names.get(ident, f"thread {ident}"),
+                    [(f, f.f_lineno) for f in _outward(frame) if is_user_file(f.f_code.co_filename)])
+            for ident, frame in sys._current_frames().items() if ident not in leave_out}
 
 
 def ran_seconds() -> float | None:
@@ -233,34 +242,41 @@ def lock_waits(stacks: list[tuple[str, list[tuple[types.FrameType, int]]]], *,
     (its lines inside `with L:` blocks, L evaluated from the frame's names without running program
     code) and what its innermost line waited on; and, when the waits form a cycle, the deadlock in
     one line -- or, when the interrupted thread waited on a queue, event or condition and
-    OTHERS_RUNNING is false (no other thread at all), that nothing could end its wait."""
-    found: list[tuple[str, list[tuple[object, str]], tuple[object, str] | None]] = []
+    OTHERS_RUNNING is false (no other thread at all), that nothing could end its wait. An object
+    seen more than once is labelled (lock A, lock B): the threads' expressions for it may differ,
+    or be the same for different objects."""
+    found = []  # (thread, [(object, expression, where)] held, (object, expression, where) | None waited)
     for name, stack in stacks:
         holds = [held for frame, line in stack for held in _held(frame, line)]
         waits = _waited_on(*stack[0]) if stack else None
         if holds or waits:
             found.append((name, holds, waits))
-    records = [LockWait(thread=name, holds=[text for _, text in holds], waits_for=waits[1] if waits else "")
+    seen = [id(obj) for _, holds, waits in found for obj, _, _ in holds + ([waits] if waits else [])]
+    shared = list(dict.fromkeys(i for i in seen if seen.count(i) > 1))
+    labels = {i: f"lock {chr(ord('A') + n)}, " for n, i in enumerate(shared[:26])}
+
+    def text(entry, held: bool) -> str:
+        obj, expr, where = entry
+        return f"`{expr}` ({labels.get(id(obj), '')}{'with at ' if held else ''}{where})"
+
+    records = [LockWait(thread=name, holds=[text(h, True) for h in holds], waits_for=text(waits, False) if waits else "")
                for name, holds, waits in found]
-    holder = {id(obj): (name, text) for name, holds, _ in found for obj, text in holds}
+    holder = {id(obj): name for name, holds, _ in found for obj, _, _ in holds}
     waiting = {name: waits for name, _, waits in found if waits is not None}
     for start in waiting:
         cycle, name = [], start
-        while name in waiting and id(waiting[name][0]) in holder and name not in [n for n, _ in cycle]:
-            cycle.append((name, waiting[name][1]))
-            name = holder[id(waiting[name][0])][0]
-        if cycle and name == start and len(cycle) > 1:
-            parts = [f"{n} holds {_held_text(holder, n)} and waits for {w}" for n, w in cycle]
+        while name in waiting and id(waiting[name][0]) in holder and name not in cycle:
+            cycle.append(name)
+            name = holder[id(waiting[name][0])]
+        if len(cycle) > 1 and name == start:
+            records_of = {r.thread: r for r in records}
+            parts = [f"{n} holds {', '.join(records_of[n].holds)} and waits for {records_of[n].waits_for}" for n in cycle]
             return records, "deadlock: " + "; ".join(parts)
     lone = waiting.get(stacks[0][0]) if stacks else None
     if lone is not None and not others_running and _sync_kind(lone[0]) not in _HELD_TYPES:
-        return records, (f"it waits in {lone[1]} on a {_sync_kind(lone[0])}, and no other thread is running: "
-                         f"nothing can end the wait")
+        return records, (f"it waits in {text(lone, False)} on a {_sync_kind(lone[0])}, and no other thread "
+                         f"is running: nothing can end the wait")
     return records, ""
-
-
-def _held_text(holder: dict, thread: str) -> str:
-    return ", ".join(text for name, text in holder.values() if name == thread)
 
 
 def _function_nodes(frame: types.FrameType, line: int) -> list[ast.AST]:
@@ -280,7 +296,7 @@ def _evaluated(frame: types.FrameType, node: ast.expr):
         return None
 
 
-def _held(frame: types.FrameType, line: int) -> list[tuple[object, str]]:
+def _held(frame: types.FrameType, line: int) -> list[tuple[object, str, str]]:
     """The locks FRAME held at LINE: those of the `with` blocks whose body holds LINE."""
     nodes = _function_nodes(frame, line)
     held = []
@@ -289,12 +305,11 @@ def _held(frame: types.FrameType, line: int) -> list[tuple[object, str]]:
             for item in node.items:
                 value = _evaluated(frame, item.context_expr)
                 if _sync_kind(value) in _HELD_TYPES:
-                    where = f"{display_path(frame.f_code.co_filename)}:{node.lineno}"
-                    held.append((value, f"`{ast.unparse(item.context_expr)}` (with at {where})"))
+                    held.append((value, ast.unparse(item.context_expr), f"{display_path(frame.f_code.co_filename)}:{node.lineno}"))
     return held
 
 
-def _waited_on(frame: types.FrameType, line: int) -> tuple[object, str] | None:
+def _waited_on(frame: types.FrameType, line: int) -> tuple[object, str, str] | None:
     """What FRAME's LINE waited on: the lock of a `with L:` on that line, or the object of a
     `q.get()`, `lock.acquire()`, `done.wait()` there."""
     nodes = _function_nodes(frame, line)
@@ -308,7 +323,7 @@ def _waited_on(frame: types.FrameType, line: int) -> tuple[object, str] | None:
     for expr, shown in candidates:
         value = _evaluated(frame, expr)
         if _sync_kind(value) is not None:
-            return value, f"`{ast.unparse(shown)}` ({display_path(frame.f_code.co_filename)}:{line})"
+            return value, ast.unparse(shown), f"{display_path(frame.f_code.co_filename)}:{line}"
     return None
 
 
@@ -401,6 +416,10 @@ def verdict(hang: Hang) -> tuple[bool, str]:
         same = ", ".join(f"`{k}` stays {v}" for k, v in r.unchanged.items()) or "its arguments come back"
         return True, f"stuck: {r.function}() calls itself {r.depth} deep and its arguments do not shrink: {same}"
     check, loop = hang.check, hang.loop
+    waited = next((w.waits_for for w in hang.locks if w.thread == "interrupted thread" and w.waits_for), "")
+    if loop is None and waited:
+        return False, (f"could not tell whether it was stuck: it waited for {waited}, and no thread seen after "
+                       f"the interruption held it")
     if loop is None:
         return False, "no loop of your code around the interrupted line"
     if check is None or check.detail and not check.ended:
