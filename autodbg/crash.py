@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import _thread
 import dataclasses
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
@@ -166,7 +167,11 @@ class CrashSession:
             return None
         others = hangs.thread_stacks({_thread.get_ident()}) if threads is None else \
             {ident: stack for ident, stack in threads.items() if ident != _thread.get_ident()}
-        return self.scrubbed(hangs.where_it_was(exc, interrupted_by, others=others))
+        hook = sys.modules.get("_autodbg_hook")  # it kept asyncio.run's tasks as its Ctrl-C handler ran
+        tasks = getattr(hook, "interrupted_tasks", None) or []
+        if tasks:
+            hook.interrupted_tasks = None  # this interruption's only
+        return self.scrubbed(hangs.where_it_was(exc, interrupted_by, others=others, tasks=tasks))
 
     def check_hang(self, exc: BaseException, found: Hang) -> Hang:
         """FOUND with its verdict: was the program stuck? The interrupted loop runs on in a probe

@@ -238,9 +238,10 @@ class Dossier(Record):
 @dataclass(kw_only=True)
 class ThreadStack(Record):
     """One thread where it was interrupted: its user frames, innermost first ("file:line in f")."""
-    thread: str
+    thread: str  # or an asyncio task: "task Task-2"
     frames: list[str]
     code: str  # the source of its innermost user frame's line
+    awaits: str = ""  # a task's: what it awaited (safe repr)
 
 
 @dataclass(kw_only=True)

@@ -112,6 +112,8 @@ class WhereView:
         for thread in h.threads:
             innermost = thread.frames[0] if thread.frames else "?"
             yield Text.assemble(f"  {thread.thread}: ", (innermost, "bold"), "   ", thread.code)
+            if thread.awaits:
+                yield Text(f"    awaits {thread.awaits}")
             wait = locks.get(thread.thread)
             if wait is not None:
                 held = f"holds {', '.join(wait.holds)}" if wait.holds else "holds no lock"

@@ -404,6 +404,9 @@ def test_ctrl_c_under_asyncio_run_says_which_await_it_was_stuck_at(hooked, tmp_p
     ours = " ".join(run.stderr.rsplit("KeyboardInterrupt\n", 1)[1].split())
     # asyncio.run cancelled the main task before the KeyboardInterrupt: its frames come from that cancellation
     assert "interrupted thread: shop.py:7 in price return await reply # nobody ever sets it" in ours
+    # the tasks as asyncio.run's Ctrl-C handler found them, before it cancelled them
+    assert "task Task-1: shop.py:18 in main print(await asyncio.gather(stock(\"TEA-1\"), price(pending, \"TEA-1\"))) awaits gather(task Task-2, task Task-3)" in ours
+    assert "task Task-3: shop.py:7 in price return await reply # nobody ever sets it awaits a Future nobody had set yet" in ours
 
 
 NEVER_RETRIEVED = """\

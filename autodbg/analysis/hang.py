@@ -70,15 +70,22 @@ def raised_by_the_program(exc: BaseException) -> bool:
 
 
 def where_it_was(exc: BaseException, interrupted_by: str, *,
-                 others: dict[int, tuple[str, list[tuple[types.FrameType, int]]]]) -> Hang:
+                 others: dict[int, tuple[str, list[tuple[types.FrameType, int]]]],
+                 tasks: list[tuple[object, list[tuple[types.FrameType, int]], object]] = ()) -> Hang:
     """Where the program was when EXC interrupted it: the interrupted thread's stack (from EXC's
     traceback) and those of the OTHERS (thread_stacks() of the other threads), its innermost loop,
-    and any recursion."""
+    and any recursion; and asyncio's TASKS as asyncio.run's Ctrl-C handler found them (each task,
+    its frames outermost first, what it awaited)."""
     interrupted = interrupted_frames(exc)
     stacks = [("interrupted thread", interrupted)]
     stacks += [(name, stack) for name, stack in others.values() if stack]
     hang = Hang(interrupted_by=interrupted_by, ran_seconds=ran_seconds(),
                 threads=[_thread_stack(name, stack) for name, stack in stacks])
+    for task, frames, waiter in tasks:
+        stack = [(f, line) for f, line in frames[::-1] if is_user_file(f.f_code.co_filename)]
+        if stack:
+            hang.threads.append(_thread_stack(f"task {task.get_name()}", stack))
+            hang.threads[-1].awaits = _awaited(waiter)
     hang.locks, hang.blocked = lock_waits(stacks, others_running=bool(others))
     if interrupted:
         frame, line = interrupted[0]
@@ -97,6 +104,20 @@ def thread_stacks(leave_out: set[int]) -> dict[int, tuple[str, list[tuple[types.
     return {ident: (names.get(ident, f"thread {ident}"),
                     [(f, f.f_lineno) for f in _outward(frame) if is_user_file(f.f_code.co_filename)])
             for ident, frame in sys._current_frames().items() if ident not in leave_out}
+
+
+def _awaited(waiter) -> str:
+    """What a task awaited (its future, pending when it was looked at): another task, a gather of
+    tasks, or a future of its own."""
+    if waiter is None:
+        return ""
+    if hasattr(waiter, "get_coro"):
+        return f"task {waiter.get_name()}"
+    children = getattr(waiter, "_children", None)  # asyncio.gather's future
+    if isinstance(children, list):
+        return "gather(" + ", ".join(f"task {c.get_name()}" if hasattr(c, "get_coro") else type(c).__name__
+                                     for c in children) + ")"
+    return f"a {type(waiter).__name__} nobody had set yet"
 
 
 def ran_seconds() -> float | None:
