@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 
 from autodbg.analysis import hang as hangs
 from autodbg.records import Hang
@@ -337,6 +338,10 @@ def test_a_queue_whose_producer_still_runs_is_not_called_stuck(hooked, tmp_path)
     assert "or it waited on a lock another thread held when the probe forked" in ours  # the probe's wait, bounded
 
 
+def user_stack(frame):
+    return [(f, f.f_lineno) for f in hangs._outward(frame) if "threading" not in f.f_code.co_filename]
+
+
 def test_lock_waits_reads_holders_and_waits_off_live_threads():
     books, stock = __import__("threading").Lock(), __import__("threading").Lock()
     started = __import__("threading").Barrier(3)
@@ -358,13 +363,41 @@ def test_lock_waits_reads_holders_and_waits_off_live_threads():
     started.wait()
     time.sleep(0.2)
     frames = sys._current_frames()
-    stacks = [(clerk.name, [(f, f.f_lineno) for f in hangs._outward(frames[clerk.ident])]) for clerk in clerks]
+    stacks = [(clerk.name, user_stack(frames[clerk.ident])) for clerk in clerks]
     locks, blocked = hangs.lock_waits(stacks, others_running=True)
     for clerk in clerks:
         clerk.join()
     assert [(w.holds[0].split(" ")[0], w.waits_for.split(" ")[0]) for w in locks] == [
         ("`stock`", "`books.acquire(timeout=3)`"), ("`books`", "`stock.acquire(timeout=3)`")]
     assert blocked.startswith("deadlock: Thread-") and blocked.count("holds") == 2
+
+
+def test_a_condition_wait_holds_nothing_and_a_lock_taken_twice_is_a_deadlock():
+    import threading
+    ready, lock = threading.Condition(), threading.Lock()
+
+    def wait_for_ready():
+        with ready:
+            ready.wait(timeout=3)  # wait() lets go of the condition
+
+    def take_twice():
+        with lock:
+            lock.acquire(timeout=3)  # a Lock is not re-entrant
+
+    workers = [threading.Thread(target=wait_for_ready), threading.Thread(target=take_twice)]
+    for worker in workers:
+        worker.start()
+    time.sleep(0.3)
+    frames = sys._current_frames()
+    locks, blocked = hangs.lock_waits([(w.name, user_stack(frames[w.ident])) for w in workers], others_running=True)
+    with ready:
+        ready.notify_all()
+    for worker in workers:
+        worker.join()
+    assert locks[0].holds == [] and locks[0].waits_for.startswith("`ready.wait(timeout=3)`")
+    assert blocked.startswith("deadlock: Thread-") and blocked.endswith(
+        "(take_twice) holds `lock` (lock A, with at tests/test_hang.py:%d) and waits for `lock.acquire(timeout=3)` "
+        "(lock A, tests/test_hang.py:%d)" % (take_twice.__code__.co_firstlineno + 1, take_twice.__code__.co_firstlineno + 2))
 
 
 # --- asyncio ----------------------------------------------------------------------------------------
@@ -394,6 +427,8 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10's asyncio.run has no Ctrl-C handler to look from: "
+                    "its tasks are cancelled before the excepthook, and only `asyncio.run(main())` is left")
 def test_ctrl_c_under_asyncio_run_says_which_await_it_was_stuck_at(hooked, tmp_path):
     script = tmp_path / "shop.py"
     script.write_text(AWAITS_FOREVER)

@@ -268,8 +268,10 @@ def lock_waits(stacks: list[tuple[str, list[tuple[types.FrameType, int]]]], *,
     or be the same for different objects."""
     found = []  # (thread, [(object, expression, where)] held, (object, expression, where) | None waited)
     for name, stack in stacks:
-        holds = [held for frame, line in stack for held in _held(frame, line)]
         waits = _waited_on(*stack[0]) if stack else None
+        # a thread waiting on a Condition it is inside `with` of is in its wait(), which let go of it
+        holds = [held for frame, line in stack for held in _held(frame, line)
+                 if not (waits and held[0] is waits[0] and _sync_kind(held[0]) == "Condition")]
         if holds or waits:
             found.append((name, holds, waits))
     seen = [id(obj) for _, holds, waits in found for obj, _, _ in holds + ([waits] if waits else [])]
@@ -289,7 +291,7 @@ def lock_waits(stacks: list[tuple[str, list[tuple[types.FrameType, int]]]], *,
         while name in waiting and id(waiting[name][0]) in holder and name not in cycle:
             cycle.append(name)
             name = holder[id(waiting[name][0])]
-        if len(cycle) > 1 and name == start:
+        if cycle and name == start and (len(cycle) > 1 or _sync_kind(waiting[start][0]) == "lock"):  # a Lock is not re-entrant
             records_of = {r.thread: r for r in records}
             parts = [f"{n} holds {', '.join(records_of[n].holds)} and waits for {records_of[n].waits_for}" for n in cycle]
             return records, "deadlock: " + "; ".join(parts)
