@@ -28,6 +28,9 @@ seen = None  # (variables, working directory) at start-up, once remembered
 # fork, a frozen clock); only references to functions already loaded, so start-up pays nothing.
 own = {}
 
+# asyncio.run's tasks as its Ctrl-C handler found them: [(task, [(frame, line)], what it awaited)]
+interrupted_tasks = None
+
 
 def remember():
     """Keep the AUTODBG_* and network variables and the working directory as they are now; the
@@ -125,22 +128,28 @@ def _hook_threads():
 def _hook_logging():
     """Investigate an exception logged at the top of a program (`logging.exception` in the
     `except` around main) or by asyncio ("Task exception was never retrieved"), while its frames
-    are still there. logging is hooked once the program imports it: importing it here would cost
-    milliseconds at every start."""
-    logging = sys.modules.get("logging")
-    if logging is not None:
-        _wrap_logging(logging)
-    else:
-        sys.meta_path.insert(0, _LoggingImportWatcher())
+    are still there; and look at asyncio.run's tasks at Ctrl-C (_wrap_asyncio_runner). Each module
+    is hooked once the program imports it: importing it here would cost milliseconds at every start."""
+    wrappers = {"logging": _wrap_logging, "asyncio.runners": _wrap_asyncio_runner}
+    for name in list(wrappers):
+        if name in sys.modules:
+            wrappers.pop(name)(sys.modules[name])
+    if wrappers:
+        sys.meta_path.insert(0, _ImportWatcher(wrappers))
 
 
-class _LoggingImportWatcher:
-    """A meta path finder that steps aside at once for every module but logging."""
+class _ImportWatcher:
+    """A meta path finder that steps aside at once for every module but those it wraps as they load."""
+
+    def __init__(self, wrappers):
+        self.wrappers = wrappers
 
     def find_spec(self, name, path=None, target=None):
-        if name != "logging":
+        wrap = self.wrappers.pop(name, None)
+        if wrap is None:
             return None
-        sys.meta_path.remove(self)
+        if not self.wrappers:
+            sys.meta_path.remove(self)
         from importlib.machinery import PathFinder  # loaded by the import system already
 
         spec = PathFinder.find_spec(name, path)
@@ -150,7 +159,7 @@ class _LoggingImportWatcher:
 
         def exec_module(module):
             run(module)
-            _wrap_logging(module)
+            wrap(module)
 
         spec.loader.exec_module = exec_module  # this module's own loader
         return spec
@@ -168,6 +177,27 @@ def _wrap_logging(logging):
     handle_and_investigate._autodbg = True
     if not getattr(handle, "_autodbg", False):
         logging.Logger.handle = handle_and_investigate
+
+
+def _wrap_asyncio_runner(runners):
+    """At Ctrl-C asyncio.run's handler cancels the main task, and the KeyboardInterrupt comes after
+    every task was cancelled: keep each task's frames (at their lines) and what it awaited as the
+    handler is called, for the crash handler."""
+    on_sigint = getattr(getattr(runners, "Runner", None), "_on_sigint", None)  # 3.11+
+    if on_sigint is None or getattr(on_sigint, "_autodbg", False):
+        return
+
+    def look_then_cancel(self, signum, frame, main_task):
+        global interrupted_tasks
+        try:
+            interrupted_tasks = [(task, [(f, f.f_lineno) for f in task.get_stack()], getattr(task, "_fut_waiter", None))
+                                 for task in runners.tasks.all_tasks(self._loop)]
+        except Exception:  # the program's own handler goes first whatever happens here
+            interrupted_tasks = None
+        return on_sigint(self, signum, frame, main_task)
+
+    look_then_cancel._autodbg = True
+    runners.Runner._on_sigint = look_then_cancel
 
 
 def _logged_at_top(record):

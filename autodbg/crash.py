@@ -179,28 +179,37 @@ class CrashSession:
             return FixTrial(TrialResult.NOT_RUN, why, refused=why)
         return FixTrial(TrialResult.NOT_RUN, self.redactor.scrub(f"{outcome.status}: {outcome.detail}"))
 
-    def where_it_was(self, exc: BaseException, interrupted_by: str) -> Hang | None:
+    def where_it_was(self, exc: BaseException, interrupted_by: str,
+                     threads: dict[int, list] | None = None) -> Hang | None:
         """Where the program EXC interrupted was (autodbg.analysis.hang), read here without running
-        its code; None when EXC interrupted nothing of it (no frame of its own, or it raised EXC)."""
+        its code; None when EXC interrupted nothing of it (no frame of its own, or it raised EXC).
+        THREADS: the other threads' stacks as a watchdog took them when it interrupted the program;
+        else they are read now."""
         if not hangs.interrupted_frames(exc) or hangs.raised_by_the_program(exc):
             return None
-        threading = sys.modules.get("threading")  # not imported for this: a program without threads has one
-        names = {t.ident: t.name for t in threading.enumerate()} if threading is not None else {}
-        others = {ident: frame for ident, frame in sys._current_frames().items() if ident != _thread.get_ident()}
-        return self.scrubbed(hangs.where_it_was(exc, interrupted_by, thread_names=names, others=others))
+        others = hangs.thread_stacks({_thread.get_ident()}) if threads is None else \
+            {ident: stack for ident, stack in threads.items() if ident != _thread.get_ident()}
+        hook = sys.modules.get("_autodbg_hook")  # it kept asyncio.run's tasks as its Ctrl-C handler ran
+        tasks = getattr(hook, "interrupted_tasks", None) or []
+        if tasks:
+            hook.interrupted_tasks = None  # this interruption's only
+        return self.scrubbed(hangs.where_it_was(exc, interrupted_by, others=others, tasks=tasks))
 
     def check_hang(self, exc: BaseException, found: Hang) -> Hang:
         """FOUND with its verdict: was the program stuck? The interrupted loop runs on in a probe
         (its effects die there) for a moment, under a line tracer."""
         check = None
-        if found.loop is not None and self.probes:
+        if found.loop is not None and self.probes and not found.blocked:  # blocked: running it on would wait too
             frame, line = hangs.interrupted_frames(exc)[0]
             outcome = run_in_probe(lambda: _loop_check(frame, line), deadline=hangs.CHECK_SECONDS + HANG_CHECK_SECONDS)
             if outcome.status == ProbeStatus.OK:
                 check = _parsed(LoopCheck, outcome.value)
             elif outcome.status == ProbeStatus.TIMED_OUT:
+                why = f"one iteration ran longer than {outcome.seconds:.1f} s"
+                if len(found.threads) > 1:  # the fork has the interrupted thread only; a lock the others held stays held
+                    why += ", or it waited on a lock another thread held when the probe forked"
                 check = LoopCheck(iterations=0, seconds=outcome.seconds, ended=False, changed={}, unchanged={},
-                                  repeated=False, detail=f"one iteration ran longer than {outcome.seconds:.1f} s")
+                                  repeated=False, detail=why)
             else:
                 check = LoopCheck(iterations=0, seconds=outcome.seconds, ended=False, changed={}, unchanged={},
                                   repeated=False, detail=f"the loop could not run on: {outcome.detail}")

@@ -46,7 +46,7 @@ PACE = 1 / 3  # of AUTODBG_TIMEOUT: the investigation plans to be done by then; 
 
 def handle_crash(exc: BaseException, *, thread_name: str | None = None, session: CrashSession | None = None,
                  console=None, settings: Settings | None = None, interrupted_by: str = "Ctrl-C",
-                 without_model: str | None = None) -> Result | None:
+                 without_model: str | None = None, threads: dict[int, list] | None = None) -> Result | None:
     """Print the autodbg section for EXC to CONSOLE (default: stderr); return the result (also
     JSON-reported).
 
@@ -54,7 +54,8 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     interruption (KeyboardInterrupt, or the pytest watchdog's HangTimeout; INTERRUPTED_BY says which)
     is investigated as a hang only when the program was stuck; otherwise it gets where it was, and
     nothing else (no model is loaded). WITHOUT_MODEL, when given, says why no model runs here: the
-    evidence and the search only."""
+    evidence and the search only. THREADS: the other threads' stacks as the watchdog that
+    interrupted the program took them (autodbg.analysis.hang.thread_stacks)."""
     console = console or make_console()
     settings = settings or load_settings()
     for warning in settings.warnings:  # a bad setting: one line each, and its default stands
@@ -62,7 +63,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
     hang = None
     if isinstance(exc, (KeyboardInterrupt, HangTimeout)):
         session = session or CrashSession.of_crash(exc, probes=settings.probe, redact=settings.redact)
-        hang = show_hang(exc, session, console, interrupted_by, settings.verbose)
+        hang = show_hang(exc, session, console, interrupted_by, settings.verbose, threads)
         if hang is None or not hang.stuck:
             return None
     # A script that does not compile, or an exception handed to the hook unraised: no frame ran.
@@ -182,10 +183,11 @@ def show(console, what: str, view, session: CrashSession) -> None:
                                          f"{': ' + message if message else ''})"), style="dim"), soft_wrap=True)
 
 
-def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str, verbose: bool) -> Hang | None:
+def show_hang(exc: BaseException, session: CrashSession, console, interrupted_by: str, verbose: bool,
+              threads: dict[int, list] | None = None) -> Hang | None:
     """Print where the interrupted program was at once, then whether it was stuck; return that
     (None when EXC interrupted nothing of the program's own)."""
-    found = session.where_it_was(exc, interrupted_by)
+    found = session.where_it_was(exc, interrupted_by, threads)
     if found is None:
         return None
     show(console, "place it was interrupted", lambda: WhereView(found), session)

@@ -251,9 +251,10 @@ class Dossier(Record):
 @dataclass(kw_only=True)
 class ThreadStack(Record):
     """One thread where it was interrupted: its user frames, innermost first ("file:line in f")."""
-    thread: str
+    thread: str  # or an asyncio task: "task Task-2"
     frames: list[str]
     code: str  # the source of its innermost user frame's line
+    awaits: str = ""  # a task's: what it awaited (safe repr)
 
 
 @dataclass(kw_only=True)
@@ -291,6 +292,15 @@ class LoopCheck(Record):
 
 
 @dataclass(kw_only=True)
+class LockWait(Record):
+    """A thread of an interrupted program: the locks its frames held (the `with` blocks its lines
+    were in) and what its innermost line waited on (a lock, a queue, an event, a condition)."""
+    thread: str
+    holds: list[str]  # "`first.lock` (with at rebalance.py:20)"
+    waits_for: str = ""  # "`second.lock` (rebalance.py:22)"
+
+
+@dataclass(kw_only=True)
 class Hang(Record):
     """Where an interrupted program was, and whether it was stuck there."""
     interrupted_by: str  # "Ctrl-C", or the watchdog's "--hang-after 1"
@@ -299,6 +309,8 @@ class Hang(Record):
     loop: Loop | None = None
     recursion: Recursion | None = None
     check: LoopCheck | None = None
+    locks: list[LockWait] = field(default_factory=list)  # the threads that held or waited on one
+    blocked: str = ""  # why no thread could go on: a cycle of lock waits, or a wait no thread could end
     stuck: bool = False
     verdict: str = ""  # one line: "stuck: `i` stays 3 and `while i < n` never changes over 4,000 iterations"
 

@@ -98,8 +98,8 @@ def frame_view(frame: FrameEvidence) -> RenderResult:
 
 
 class WhereView:
-    """Where an interrupted program was: each thread's innermost frame of the program, the loop
-    around the interrupted line and its values (autodbg.analysis.hang)."""
+    """Where an interrupted program was: each thread's innermost frame of the program and the locks
+    it held and waited on, the loop around the interrupted line and its values (autodbg.analysis.hang)."""
 
     def __init__(self, hang: Hang) -> None:
         self.hang = Hang.from_json(terminal_safe_tree(hang.to_json()))
@@ -108,9 +108,16 @@ class WhereView:
         h = self.hang
         ran = f"; it had run {h.ran_seconds:.1f} s" if h.ran_seconds is not None else ""
         yield Rule(Text(f"autodbg · where it was ({h.interrupted_by}{ran})", style="bold"), style="yellow")
+        locks = {wait.thread: wait for wait in h.locks}
         for thread in h.threads:
             innermost = thread.frames[0] if thread.frames else "?"
             yield Text.assemble(f"  {thread.thread}: ", (innermost, "bold"), "   ", thread.code)
+            if thread.awaits:
+                yield Text(f"    awaits {thread.awaits}")
+            wait = locks.get(thread.thread)
+            if wait is not None:
+                held = f"holds {', '.join(wait.holds)}" if wait.holds else "holds no lock"
+                yield Text(f"    {held}" + (f"; waits for {wait.waits_for}" if wait.waits_for else ""))
         loop = h.loop
         if loop is not None:
             position = f"  (iteration {loop.iteration:,} of {loop.total:,})" if loop.iteration is not None else ""

@@ -55,9 +55,10 @@ def run_command(args) -> int:
     print_user_traceback(exc)
     if turned_off():  # AUTODBG=0: just the traceback, as plain python
         return exit_status(exc)
-    interrupted_by = f"--hang-after {args.hang_after:g}" if watchdog is not None and watchdog.fired else "Ctrl-C"
+    fired = watchdog is not None and watchdog.fired
     investigate_crash(exc, program, rerun_allowed=not args.no_rerun, interactive=args.interactive,
-                      interrupted_by=interrupted_by, verbose=args.verbose)
+                      interrupted_by=f"--hang-after {args.hang_after:g}" if fired else "Ctrl-C",
+                      threads=watchdog.threads if fired else None, verbose=args.verbose)
     return exit_status(exc)
 
 
@@ -69,6 +70,7 @@ class Watchdog:
         import threading
 
         self.fired = False
+        self.threads: dict[int, list] = {}  # every thread's stack as it fired (autodbg.analysis.hang)
         self.main = threading.main_thread().ident
         self.timer = threading.Timer(seconds, self._interrupt)
         self.timer.daemon = True
@@ -76,7 +78,11 @@ class Watchdog:
 
     def _interrupt(self) -> None:
         import signal
+        import threading
 
+        from autodbg.analysis.hang import thread_stacks
+
+        self.threads = thread_stacks({threading.get_ident()})
         self.fired = True
         signal.pthread_kill(self.main, signal.SIGINT)
 
@@ -85,7 +91,8 @@ class Watchdog:
 
 
 def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, interactive: bool,
-                      interrupted_by: str = "Ctrl-C", verbose: bool = False) -> None:
+                      interrupted_by: str = "Ctrl-C", threads: dict[int, list] | None = None,
+                      verbose: bool = False) -> None:
     import dataclasses
 
     from autodbg.pipeline import explain, handle_crash
@@ -99,7 +106,7 @@ def investigate_crash(exc: BaseException, program, *, rerun_allowed: bool, inter
     rerun = Rerun(program, budget=min(RERUN_BUDGET, settings.timeout), probes=settings.probe) if rerun_allowed else None
     session = CrashSession.of_crash(exc, probes=settings.probe, explain=explain, rerun=rerun, redact=settings.redact)
     try:
-        handle_crash(exc, session=session, settings=settings, interrupted_by=interrupted_by)
+        handle_crash(exc, session=session, settings=settings, interrupted_by=interrupted_by, threads=threads)
         if interactive:
             interact(session)
     finally:

@@ -24,7 +24,7 @@ def crash(tmp_path, hooked, program: str) -> tuple[str, str]:
     """PROGRAM run under the hook: (what autodbg printed, the JSON report)."""
     (tmp_path / "victim.py").write_text(program)
     report = tmp_path / "report.json"
-    env = hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_REPORT=str(report))
+    env = hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_VERBOSE="1", AUTODBG_REPORT=str(report))
     status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "victim.py")], env=env)
     assert status == 1
     start = terminal.index("autodbg · evidence")

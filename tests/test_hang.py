@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 
 from autodbg.analysis import hang as hangs
 from autodbg.records import Hang
@@ -191,7 +192,7 @@ def countdown(n):
 
 
 def found(exc) -> Hang:
-    hang = hangs.where_it_was(exc, "Ctrl-C", thread_names={}, others={})
+    hang = hangs.where_it_was(exc, "Ctrl-C", others={})
     hang.stuck, hang.verdict = hangs.verdict(hang)
     return hang
 
@@ -238,3 +239,278 @@ def test_run_loop_on_tells_a_frozen_loop_from_a_moving_one(tmp_path):
     assert moving.changed["i"][:3] == ["0", "1", "2"] and not moving.repeated and not moving.ended
     ending = loop_check(tmp_path, "def f(n):\n    i = 0\n    while i < n:\n        i = i + 1\n", "f(5)")
     assert ending.ended and ending.iterations == 5
+
+
+# --- threads and locks ------------------------------------------------------------------------------
+
+LOCK_ORDER = """\
+import threading
+import time
+
+books, stock = threading.Lock(), threading.Lock()
+
+
+def restock():
+    with stock:
+        time.sleep(0.2)
+        with books:
+            pass
+
+
+def audit():
+    with books:
+        time.sleep(0.2)
+        with stock:
+            pass
+
+
+clerks = [threading.Thread(target=restock, daemon=True), threading.Thread(target=audit, daemon=True)]
+for clerk in clerks:
+    clerk.start()
+time.sleep(0.5)
+print("ready", flush=True)
+for clerk in clerks:
+    clerk.join()
+"""
+
+
+def test_a_lock_order_deadlock_of_two_threads_is_named(hooked, tmp_path):
+    script = tmp_path / "shop.py"
+    script.write_text(LOCK_ORDER)
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.2)
+    assert run.returncode == -signal.SIGINT
+    ours = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert "interrupted thread: shop.py:27 in <module> clerk.join()" in ours
+    assert "stuck: deadlock: " in ours
+    restock = "(restock) holds `stock` (lock {}, with at shop.py:8) and waits for `books` (lock {}, shop.py:10)"
+    audit = "(audit) holds `books` (lock {}, with at shop.py:15) and waits for `stock` (lock {}, shop.py:17)"
+    assert restock.format("A", "B") in ours and audit.format("B", "A") in ours \
+        or restock.format("B", "A") in ours and audit.format("A", "B") in ours
+    assert "autodbg · evidence" in ours  # stuck: investigated
+
+
+QUEUE = """\
+import queue
+import threading
+import time
+
+
+def produce(jobs, count):
+    for n in range(count):
+        {produce}
+        jobs.put(n)
+    jobs.put(None)
+
+
+def consume(jobs):
+    done = []
+    while True:
+        job = jobs.get()
+        if job is None:
+            return done
+        done.append(job)
+
+
+jobs = queue.Queue()
+threading.Thread(target=produce, args=(jobs, 3), daemon=True).start()
+time.sleep(0.3)
+print("ready", flush=True)
+consume(jobs)
+"""
+
+
+def test_a_queue_nobody_feeds_any_more_is_stuck(hooked, tmp_path):
+    script = tmp_path / "jobs.py"
+    script.write_text(QUEUE.format(produce="if n == 1:\n            return  # the end marker is never put"))
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.2)
+    ours = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert "stuck: it waits in `jobs.get()` (jobs.py:17) on a Queue, and no other thread is running" in ours
+    assert "one iteration ran longer" not in ours  # decided without running the loop on
+
+
+def test_a_queue_whose_producer_still_runs_is_not_called_stuck(hooked, tmp_path):
+    script = tmp_path / "jobs.py"
+    script.write_text(QUEUE.format(produce="time.sleep(30)  # slow, but it will put"))
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.2)
+    ours = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert "interrupted thread: jobs.py:16 in consume job = jobs.get()" in ours
+    assert "nothing can end the wait" not in ours and "stuck: " not in ours.replace("not stuck", "")
+    assert "or it waited on a lock another thread held when the probe forked" in ours  # the probe's wait, bounded
+
+
+def user_stack(frame):
+    return [(f, f.f_lineno) for f in hangs._outward(frame) if "threading" not in f.f_code.co_filename]
+
+
+def test_lock_waits_reads_holders_and_waits_off_live_threads():
+    books, stock = __import__("threading").Lock(), __import__("threading").Lock()
+    started = __import__("threading").Barrier(3)
+
+    def restock():
+        with stock:
+            started.wait()
+            books.acquire(timeout=3)
+
+    def audit():
+        with books:
+            started.wait()
+            stock.acquire(timeout=3)
+
+    import threading
+    clerks = [threading.Thread(target=restock), threading.Thread(target=audit)]
+    for clerk in clerks:
+        clerk.start()
+    started.wait()
+    time.sleep(0.2)
+    frames = sys._current_frames()
+    stacks = [(clerk.name, user_stack(frames[clerk.ident])) for clerk in clerks]
+    locks, blocked = hangs.lock_waits(stacks, others_running=True)
+    for clerk in clerks:
+        clerk.join()
+    assert [(w.holds[0].split(" ")[0], w.waits_for.split(" ")[0]) for w in locks] == [
+        ("`stock`", "`books.acquire(timeout=3)`"), ("`books`", "`stock.acquire(timeout=3)`")]
+    assert blocked.startswith("deadlock: Thread-") and blocked.count("holds") == 2
+
+
+def test_a_condition_wait_holds_nothing_and_a_lock_taken_twice_is_a_deadlock():
+    import threading
+    ready, lock = threading.Condition(), threading.Lock()
+
+    def wait_for_ready():
+        with ready:
+            ready.wait(timeout=3)  # wait() lets go of the condition
+
+    def take_twice():
+        with lock:
+            lock.acquire(timeout=3)  # a Lock is not re-entrant
+
+    workers = [threading.Thread(target=wait_for_ready), threading.Thread(target=take_twice)]
+    for worker in workers:
+        worker.start()
+    time.sleep(0.3)
+    frames = sys._current_frames()
+    locks, blocked = hangs.lock_waits([(w.name, user_stack(frames[w.ident])) for w in workers], others_running=True)
+    with ready:
+        ready.notify_all()
+    for worker in workers:
+        worker.join()
+    assert locks[0].holds == [] and locks[0].waits_for.startswith("`ready.wait(timeout=3)`")
+    assert blocked.startswith("deadlock: Thread-") and blocked.endswith(
+        "(take_twice) holds `lock` (lock A, with at tests/test_hang.py:%d) and waits for `lock.acquire(timeout=3)` "
+        "(lock A, tests/test_hang.py:%d)" % (take_twice.__code__.co_firstlineno + 1, take_twice.__code__.co_firstlineno + 2))
+
+
+# --- asyncio ----------------------------------------------------------------------------------------
+
+AWAITS_FOREVER = """\
+import asyncio
+
+
+async def price(pending, sku):
+    reply = asyncio.get_running_loop().create_future()
+    pending[sku] = reply
+    return await reply  # nobody ever sets it
+
+
+async def stock(sku):
+    await asyncio.sleep(0.01)
+    return 4
+
+
+async def main():
+    pending = {}
+    print("ready", flush=True)
+    print(await asyncio.gather(stock("TEA-1"), price(pending, "TEA-1")))
+
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10's asyncio.run has no Ctrl-C handler to look from: "
+                    "its tasks are cancelled before the excepthook, and only `asyncio.run(main())` is left")
+def test_ctrl_c_under_asyncio_run_says_which_await_it_was_stuck_at(hooked, tmp_path):
+    script = tmp_path / "shop.py"
+    script.write_text(AWAITS_FOREVER)
+    plain = plain_interrupt(script)
+    run, _ = interrupt(script, hooked(AUTODBG="1", AUTODBG_MODEL="none"), after=0.3)
+    assert run.returncode == plain.returncode == -signal.SIGINT
+    assert run.stderr.startswith(plain.stderr.split("asyncio.run(main())")[0])  # the user's traceback as Python's
+    ours = " ".join(run.stderr.rsplit("KeyboardInterrupt\n", 1)[1].split())
+    # asyncio.run cancelled the main task before the KeyboardInterrupt: its frames come from that cancellation
+    assert "interrupted thread: shop.py:7 in price return await reply # nobody ever sets it" in ours
+    # the tasks as asyncio.run's Ctrl-C handler found them, before it cancelled them
+    assert "task Task-1: shop.py:18 in main print(await asyncio.gather(stock(\"TEA-1\"), price(pending, \"TEA-1\"))) awaits gather(task Task-2, task Task-3)" in ours
+    assert "task Task-3: shop.py:7 in price return await reply # nobody ever sets it awaits a Future nobody had set yet" in ours
+
+
+NEVER_RETRIEVED = """\
+import asyncio
+
+
+def quantity(row):
+    return int(row["qty"])
+
+
+async def load(row):
+    return quantity(row)
+
+
+async def main():
+    asyncio.get_running_loop().create_task(load({"qty": "x2"}))  # nobody awaits it
+    await asyncio.sleep(0.1)
+    print("done", flush=True)
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_task_exception_never_retrieved_gets_the_evidence(hooked, tmp_path):
+    script = tmp_path / "stock.py"
+    script.write_text(NEVER_RETRIEVED)
+    run = subprocess.run([sys.executable, str(script)], env=hooked(AUTODBG="1", AUTODBG_MODEL="none"),
+                         capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (0, "done\n")
+    assert run.stderr.startswith("Task exception was never retrieved")
+    ours = run.stderr.split("autodbg · evidence", 1)[1]
+    assert "stock.py:5 in quantity  (crash site)" in ours and "row['qty'] = 'x2'" in ours
+
+
+TRANSFER = """\
+import threading
+import time
+
+
+class Till:
+    def __init__(self, name):
+        self.name, self.lock, self.cash = name, threading.Lock(), 100
+
+
+def move(src, dst, amount):
+    with src.lock:
+        time.sleep(0.1)
+        with dst.lock:  # each thread holds its source and waits for the other's
+            src.cash -= amount
+            dst.cash += amount
+
+
+front, back = Till("front"), Till("back")
+clerk = threading.Thread(target=move, args=(back, front, 5), daemon=True)
+clerk.start()
+move(front, back, 10)
+"""
+
+
+def test_the_watchdog_sees_a_deadlock_of_the_main_thread_as_it_was(tmp_path):
+    # By the time the crash handler runs, the main thread's `with` has let go of its lock and the
+    # clerk went on: only the stacks the watchdog took as it fired show the cycle.
+    (tmp_path / "tills.py").write_text(TRANSFER)
+    run = subprocess.run([sys.executable, "-m", "autodbg", "run", "--hang-after", "1", "tills.py"], cwd=tmp_path,
+                         env=clean_env(AUTODBG_MODEL="none"), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 130
+    said = " ".join(run.stderr.split("KeyboardInterrupt\n", 1)[1].split())
+    assert ("stuck: deadlock: interrupted thread holds `src.lock` (lock A, with at tills.py:11) and waits for "
+            "`dst.lock` (lock B, tills.py:13); Thread-") in said  # the watchdog's timer is a thread too
+    assert ("(move) holds `src.lock` (lock B, with at tills.py:11) and waits for `dst.lock` (lock A, tills.py:13)"
+            in said)

@@ -20,7 +20,7 @@ def plain(terminal: str) -> str:
 def test_a_script_with_a_syntax_error(tmp_path, hooked):
     (tmp_path / "bad.py").write_text(BAD)
     status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "bad.py")],
-                                          env=hooked(AUTODBG="1", AUTODBG_MODEL="none"))
+                                          env=hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_VERBOSE="1"))
     assert status == 1 and "internal error" not in terminal
     ours = plain(terminal)[plain(terminal).index("autodbg · evidence"):]
     assert "SyntaxError: invalid syntax" in ours and "bad.py:1 in <module>" in ours and "def f(:" in ours
@@ -31,7 +31,7 @@ def test_autodbg_run_of_a_script_with_a_syntax_error(tmp_path, hooked):
     (tmp_path / "bad.py").write_text(BAD)
     autodbg = Path(sys.executable).with_name("autodbg")
     status, _, terminal = run_in_terminal([str(autodbg), "run", str(tmp_path / "bad.py")],
-                                          env=hooked(AUTODBG_MODEL="none"))
+                                          env=hooked(AUTODBG_MODEL="none", AUTODBG_VERBOSE="1"))
     assert status == 1 and "internal error" not in terminal
     ours = plain(terminal)[plain(terminal).index("autodbg · evidence"):]
     assert "bad.py:1 in <module>" in ours and "it never ran" in ours
@@ -40,7 +40,7 @@ def test_autodbg_run_of_a_script_with_a_syntax_error(tmp_path, hooked):
 def test_an_exception_handed_to_the_hook_unraised(tmp_path, hooked):
     (tmp_path / "hand.py").write_text("import sys\nsys.excepthook(ValueError, ValueError('raised nowhere'), None)\n")
     status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "hand.py")],
-                                          env=hooked(AUTODBG="1", AUTODBG_MODEL="none"))
+                                          env=hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_VERBOSE="1"))
     assert status == 0 and "internal error" not in terminal
     assert "ValueError: raised nowhere" in terminal[terminal.index("autodbg · evidence"):]
 
@@ -49,6 +49,6 @@ def test_an_indentation_error_in_an_imported_module(tmp_path, hooked):
     (tmp_path / "badmod.py").write_text("def f():\n    x = 1\n      y = 2\n")
     (tmp_path / "main.py").write_text("import badmod\n")
     status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "main.py")],
-                                          env=hooked(AUTODBG="1", AUTODBG_MODEL="none"))
+                                          env=hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_VERBOSE="1"))
     assert status == 1 and "internal error" not in terminal
     assert "IndentationError: unexpected indent" in terminal[terminal.index("autodbg · evidence"):]

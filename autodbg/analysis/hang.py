@@ -20,7 +20,7 @@ import types
 from autodbg.analysis.source import function_span, module_nodes, parse_source
 from autodbg.frames.core import display_path, is_user_file, source_lines
 from autodbg.frames.safe_eval import Evaluator, cut, safe_repr
-from autodbg.records import Hang, Loop, LoopCheck, Recursion, ThreadStack
+from autodbg.records import Hang, LockWait, Loop, LoopCheck, Recursion, ThreadStack
 
 MAX_STACK = 8  # user frames shown of each thread
 MAX_NAMES = 12  # of a loop's names shown and followed
@@ -33,9 +33,22 @@ _MISSING = object()
 
 
 def interrupted_frames(exc: BaseException) -> list[tuple[types.FrameType, int]]:
-    """(frame, line) of EXC's traceback in the program's own files, innermost first."""
+    """(frame, line) of EXC's traceback in the program's own files, innermost first. Under
+    `asyncio.run` (3.11+), Ctrl-C first cancels the main task and the KeyboardInterrupt is raised
+    after it, in asyncio's runner: the coroutines' frames where they were stuck are in the
+    traceback of the CancelledError it was raised from."""
+    frames = _user_frames(exc.__traceback__)
+    cancelled = exc.__context__
+    while cancelled is not None and type(cancelled).__name__ == "CancelledError":
+        inner = _user_frames(cancelled.__traceback__)
+        if inner:
+            return inner + frames
+        cancelled = cancelled.__context__
+    return frames
+
+
+def _user_frames(tb: types.TracebackType | None) -> list[tuple[types.FrameType, int]]:
     frames = []
-    tb = exc.__traceback__
     while tb is not None:
         if is_user_file(tb.tb_frame.f_code.co_filename):
             frames.append((tb.tb_frame, tb.tb_lineno))
@@ -56,23 +69,55 @@ def raised_by_the_program(exc: BaseException) -> bool:
                                     for node in module_nodes(tree))
 
 
-def where_it_was(exc: BaseException, interrupted_by: str, *, thread_names: dict[int, str],
-                 others: dict[int, types.FrameType]) -> Hang:
+def where_it_was(exc: BaseException, interrupted_by: str, *,
+                 others: dict[int, tuple[str, list[tuple[types.FrameType, int]]]],
+                 tasks: list[tuple[object, list[tuple[types.FrameType, int]], object]] = ()) -> Hang:
     """Where the program was when EXC interrupted it: the interrupted thread's stack (from EXC's
-    traceback) and those of the OTHERS (sys._current_frames() of the other threads), its innermost
-    loop, and any recursion."""
+    traceback) and those of the OTHERS (thread_stacks() of the other threads), its innermost loop,
+    and any recursion; and asyncio's TASKS as asyncio.run's Ctrl-C handler found them (each task,
+    its frames outermost first, what it awaited)."""
     interrupted = interrupted_frames(exc)
-    threads = [_thread_stack("interrupted thread", interrupted)]
-    for ident, frame in others.items():
-        stack = [(f, f.f_lineno) for f in _outward(frame) if is_user_file(f.f_code.co_filename)]
+    stacks = [("interrupted thread", interrupted)]
+    stacks += [(name, stack) for name, stack in others.values() if stack]
+    hang = Hang(interrupted_by=interrupted_by, ran_seconds=ran_seconds(),
+                threads=[_thread_stack(name, stack) for name, stack in stacks])
+    for task, frames, waiter in tasks:
+        stack = [(f, line) for f, line in frames[::-1] if is_user_file(f.f_code.co_filename)]
         if stack:
-            threads.append(_thread_stack(thread_names.get(ident, f"thread {ident}"), stack))
-    hang = Hang(interrupted_by=interrupted_by, ran_seconds=ran_seconds(), threads=threads)
+            hang.threads.append(_thread_stack(f"task {task.get_name()}", stack))
+            hang.threads[-1].awaits = _awaited(waiter)
+    hang.locks, hang.blocked = lock_waits(stacks, others_running=bool(others))
     if interrupted:
         frame, line = interrupted[0]
         hang.loop = innermost_loop(frame, line)
         hang.recursion = recursion(interrupted)
     return hang
+
+
+def thread_stacks(leave_out: set[int]) -> dict[int, tuple[str, list[tuple[types.FrameType, int]]]]:
+    """Every thread but LEAVE_OUT's: its name and its user frames, innermost first, with the lines
+    they are at now. A watchdog takes them as it interrupts the program: by the time the crash
+    handler runs, the interrupted thread's `with` blocks have let go of its locks and the threads
+    it blocked went on."""
+    threading = sys.modules.get("threading")  # not imported for this: a program without threads has one
+    names = {t.ident: t.name for t in threading.enumerate()} if threading is not None else {}
+    return {ident: (names.get(ident, f"thread {ident}"),
+                    [(f, f.f_lineno) for f in _outward(frame) if is_user_file(f.f_code.co_filename)])
+            for ident, frame in sys._current_frames().items() if ident not in leave_out}
+
+
+def _awaited(waiter) -> str:
+    """What a task awaited (its future, pending when it was looked at): another task, a gather of
+    tasks, or a future of its own."""
+    if waiter is None:
+        return ""
+    if hasattr(waiter, "get_coro"):
+        return f"task {waiter.get_name()}"
+    children = getattr(waiter, "_children", None)  # asyncio.gather's future
+    if isinstance(children, list):
+        return "gather(" + ", ".join(f"task {c.get_name()}" if hasattr(c, "get_coro") else type(c).__name__
+                                     for c in children) + ")"
+    return f"a {type(waiter).__name__} nobody had set yet"
 
 
 def ran_seconds() -> float | None:
@@ -194,6 +239,117 @@ def _state_text(value) -> str:
     return text
 
 
+# --- threads: who held which lock, who waited on what ------------------------------------------
+
+# What a blocked line waits on: the method called on it (`lines.get()`, `done.wait()`, `lock.acquire()`).
+_WAITING_CALLS = ("acquire", "get", "put", "join", "wait", "wait_for")
+# Objects waited on or held: threading's and queue's, told apart by their type's name and module
+# (no import of threading for this: a program without threads has not loaded it).
+_SYNC_TYPES = {("_thread", "lock"), ("_thread", "RLock"), ("threading", "RLock"), ("threading", "_RLock"),
+               ("threading", "Condition"), ("threading", "Semaphore"), ("threading", "BoundedSemaphore"),
+               ("threading", "Event"), ("threading", "Barrier"), ("queue", "Queue"), ("queue", "LifoQueue"),
+               ("queue", "PriorityQueue"), ("queue", "SimpleQueue"), ("_queue", "SimpleQueue")}
+_HELD_TYPES = {"lock", "RLock", "_RLock", "Condition", "Semaphore", "BoundedSemaphore"}
+
+
+def _sync_kind(value) -> str | None:
+    kind = type(value)
+    return kind.__name__ if (kind.__module__, kind.__name__) in _SYNC_TYPES else None
+
+
+def lock_waits(stacks: list[tuple[str, list[tuple[types.FrameType, int]]]], *,
+               others_running: bool) -> tuple[list[LockWait], str]:
+    """For each thread of STACKS (its name, its user frames innermost first): the locks it held
+    (its lines inside `with L:` blocks, L evaluated from the frame's names without running program
+    code) and what its innermost line waited on; and, when the waits form a cycle, the deadlock in
+    one line -- or, when the interrupted thread waited on a queue, event or condition and
+    OTHERS_RUNNING is false (no other thread at all), that nothing could end its wait. An object
+    seen more than once is labelled (lock A, lock B): the threads' expressions for it may differ,
+    or be the same for different objects."""
+    found = []  # (thread, [(object, expression, where)] held, (object, expression, where) | None waited)
+    for name, stack in stacks:
+        waits = _waited_on(*stack[0]) if stack else None
+        # a thread waiting on a Condition it is inside `with` of is in its wait(), which let go of it
+        holds = [held for frame, line in stack for held in _held(frame, line)
+                 if not (waits and held[0] is waits[0] and _sync_kind(held[0]) == "Condition")]
+        if holds or waits:
+            found.append((name, holds, waits))
+    seen = [id(obj) for _, holds, waits in found for obj, _, _ in holds + ([waits] if waits else [])]
+    shared = list(dict.fromkeys(i for i in seen if seen.count(i) > 1))
+    labels = {i: f"lock {chr(ord('A') + n)}, " for n, i in enumerate(shared[:26])}
+
+    def text(entry, held: bool) -> str:
+        obj, expr, where = entry
+        return f"`{expr}` ({labels.get(id(obj), '')}{'with at ' if held else ''}{where})"
+
+    records = [LockWait(thread=name, holds=[text(h, True) for h in holds], waits_for=text(waits, False) if waits else "")
+               for name, holds, waits in found]
+    holder = {id(obj): name for name, holds, _ in found for obj, _, _ in holds}
+    waiting = {name: waits for name, _, waits in found if waits is not None}
+    for start in waiting:
+        cycle, name = [], start
+        while name in waiting and id(waiting[name][0]) in holder and name not in cycle:
+            cycle.append(name)
+            name = holder[id(waiting[name][0])]
+        if cycle and name == start and (len(cycle) > 1 or _sync_kind(waiting[start][0]) == "lock"):  # a Lock is not re-entrant
+            records_of = {r.thread: r for r in records}
+            parts = [f"{n} holds {', '.join(records_of[n].holds)} and waits for {records_of[n].waits_for}" for n in cycle]
+            return records, "deadlock: " + "; ".join(parts)
+    lone = waiting.get(stacks[0][0]) if stacks else None
+    if lone is not None and not others_running and _sync_kind(lone[0]) not in _HELD_TYPES:
+        return records, (f"it waits in {text(lone, False)} on a {_sync_kind(lone[0])}, and no other thread "
+                         f"is running: nothing can end the wait")
+    return records, ""
+
+
+def _function_nodes(frame: types.FrameType, line: int) -> list[ast.AST]:
+    """The nodes of FRAME's function around LINE (of its module, at the top level)."""
+    text = "\n".join(source_lines(frame.f_code.co_filename, frame.f_globals))
+    tree = parse_source(text)
+    if tree is None:
+        return []
+    first, last = function_span(text, line) or (1, text.count("\n") + 1)
+    return [node for node in module_nodes(tree) if first <= getattr(node, "lineno", 0) <= last]
+
+
+def _evaluated(frame: types.FrameType, node: ast.expr):
+    try:  # the safe evaluator: names and attributes of the frame's values, no program code
+        return Evaluator(dict(frame.f_locals), frame.f_globals).evaluate(ast.unparse(node))
+    except Exception:  # Refused, or not there any more
+        return None
+
+
+def _held(frame: types.FrameType, line: int) -> list[tuple[object, str, str]]:
+    """The locks FRAME held at LINE: those of the `with` blocks whose body holds LINE."""
+    nodes = _function_nodes(frame, line)
+    held = []
+    for node in sorted((n for n in nodes if isinstance(n, (ast.With, ast.AsyncWith))), key=lambda n: n.lineno):
+        if node.body[0].lineno <= line <= node.end_lineno:
+            for item in node.items:
+                value = _evaluated(frame, item.context_expr)
+                if _sync_kind(value) in _HELD_TYPES:
+                    held.append((value, ast.unparse(item.context_expr), f"{display_path(frame.f_code.co_filename)}:{node.lineno}"))
+    return held
+
+
+def _waited_on(frame: types.FrameType, line: int) -> tuple[object, str, str] | None:
+    """What FRAME's LINE waited on: the lock of a `with L:` on that line, or the object of a
+    `q.get()`, `lock.acquire()`, `done.wait()` there."""
+    nodes = _function_nodes(frame, line)
+    candidates = []  # (the object's expression, what is shown of the wait)
+    for node in nodes:
+        if isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno <= line < node.body[0].lineno:
+            candidates += [(item.context_expr, item.context_expr) for item in node.items if item.context_expr.lineno == line]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.lineno == line
+              and node.func.attr in _WAITING_CALLS):
+            candidates.append((node.func.value, node))
+    for expr, shown in candidates:
+        value = _evaluated(frame, expr)
+        if _sync_kind(value) is not None:
+            return value, ast.unparse(shown), f"{display_path(frame.f_code.co_filename)}:{line}"
+    return None
+
+
 # --- the loop run on: program code, in a probe only ------------------------------------------------
 
 class _Enough(BaseException):
@@ -276,11 +432,17 @@ def _check_of(names: list[str], states: list[tuple[str, ...]], ended: bool, seco
 
 def verdict(hang: Hang) -> tuple[bool, str]:
     """(was the program stuck, one line saying why or why not)."""
+    if hang.blocked:
+        return True, f"stuck: {hang.blocked}"
     r = hang.recursion
     if r is not None and r.repeated:
         same = ", ".join(f"`{k}` stays {v}" for k, v in r.unchanged.items()) or "its arguments come back"
         return True, f"stuck: {r.function}() calls itself {r.depth} deep and its arguments do not shrink: {same}"
     check, loop = hang.check, hang.loop
+    waited = next((w.waits_for for w in hang.locks if w.thread == "interrupted thread" and w.waits_for), "")
+    if loop is None and waited:
+        return False, (f"could not tell whether it was stuck: it waited for {waited}, and no thread seen after "
+                       f"the interruption held it")
     if loop is None:
         return False, "no loop of your code around the interrupted line"
     if check is None or check.detail and not check.ended:

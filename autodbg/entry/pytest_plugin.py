@@ -86,11 +86,14 @@ class Investigator:
         if self.hang_after is None:
             return (yield)
         import signal
+        import threading
 
         from autodbg.errors import HangTimeout
 
         def on_alarm(signum, frame):
-            raise HangTimeout(self.hang_after)
+            from autodbg.analysis.hang import thread_stacks
+
+            raise HangTimeout(self.hang_after, thread_stacks({threading.get_ident()}))
 
         previous = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, self.hang_after)
@@ -153,8 +156,10 @@ def investigate(exc: BaseException, seconds: float, width: int, without_model: s
     try:
         settings = load_settings()
         settings = dataclasses.replace(settings, timeout=min(settings.timeout, seconds))
+        hang_timeout = isinstance(exc, HangTimeout)
         handle_crash(exc, console=make_console(file=out, width=width), settings=settings, without_model=without_model,
-                     interrupted_by=f"--autodbg-hang-after {exc.seconds:g}" if isinstance(exc, HangTimeout) else "Ctrl-C")
+                     interrupted_by=f"--autodbg-hang-after {exc.seconds:g}" if hang_timeout else "Ctrl-C",
+                     threads=exc.threads if hang_timeout else None)
     except AutodbgError as err:
         out.write(f"autodbg: {err}\n")
     except Exception as err:  # never the test's outcome: one line instead
