@@ -95,7 +95,8 @@ def crash(tmp_path: Path, attack: str, setup: str = "") -> Crash:
     folder.mkdir()
     source = PROGRAM.format(setup=setup, attack=textwrap.indent(textwrap.dedent(attack), " " * 8))
     (folder / "app.py").write_text(source)
-    env = clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_TIMEOUT="20", PYTHONDONTWRITEBYTECODE="1")
+    env = clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_TIMEOUT="20", PYTHONDONTWRITEBYTECODE="1",
+                    AUTODBG_VERBOSE="1")  # the whole evidence, which the attacks try to reach
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -139,7 +140,8 @@ def crash_with_bystander(tmp_path: Path, attack: str, setup: str = "") -> tuple[
     folder.mkdir()
     source = PROGRAM.format(setup=BYSTANDER + setup, attack=textwrap.indent(textwrap.dedent(attack), " " * 8))
     (folder / "app.py").write_text(source)
-    env = clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_TIMEOUT="20", PYTHONDONTWRITEBYTECODE="1")
+    env = clean_env(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_TIMEOUT="20", PYTHONDONTWRITEBYTECODE="1",
+                    AUTODBG_VERBOSE="1")  # the whole evidence, which the attacks try to reach
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -351,7 +353,7 @@ sys.addaudithook(hardening)
     run, seen = crash_with_bystander(tmp_path, attack, setup=setup)
     assert_python_exit(run)
     untouched(seen)
-    assert "probes off: the sandbox could not be installed" in run.stderr
+    assert "probes off: the sandbox could not be installed" in " ".join(run.stderr.split())
 
 
 def test_hook_refusing_addaudithook_leaves_the_probe_without_its_audit_hook(tmp_path):
@@ -368,7 +370,7 @@ SECRET = {str(outside / "secret.txt")!r}
     run = crash(tmp_path, "return open(SECRET).read()\n", setup=setup)
     assert_python_exit(run)
     assert "OUTSIDE-TEXT-7f3a" not in run.stderr
-    assert "probes off: the sandbox could not be installed" in run.stderr
+    assert "probes off: the sandbox could not be installed" in " ".join(run.stderr.split())
 
 
 # --- item 4: the program's process-wide state, disarmed -----------------------------------------
