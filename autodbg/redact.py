@@ -93,7 +93,7 @@ def is_secret_name(name: str, extra_words: frozenset[str] = frozenset()) -> bool
 
     A bare `key` is not secret: dict keys are the core evidence of a KeyError.
     """
-    return isinstance(name, str) and _NAME_SHAPE.fullmatch(name) is not None and _is_secret_name(name, extra_words)
+    return issubclass(type(name), str) and _NAME_SHAPE.fullmatch(name) is not None and _is_secret_name(name, extra_words)
 
 
 # What is judged as a name: a dict key like a test id (`test_x[authorization=abc]`) is text, not a name.
@@ -124,12 +124,12 @@ def _is_secret_word(word: str, extra_words: frozenset[str]) -> bool:
 
 def redacted(value: object) -> str:
     """What a secret value shows: its type and size, never its content (`<redacted str, 40 chars>`)."""
-    if value is None or isinstance(value, bool):
+    if value is None or issubclass(type(value), bool):
         return repr(value)  # a missing password is evidence, and not a secret
     kind = type(value).__name__
-    if isinstance(value, str):
+    if issubclass(type(value), str):
         return f"<redacted {kind}, {len(value)} chars>"
-    if isinstance(value, (bytes, bytearray)):
+    if issubclass(type(value), (bytes, bytearray)):
         return f"<redacted {kind}, {len(value)} bytes>"
     if type(value) in (list, tuple, set, frozenset, dict):
         return f"<redacted {kind} of {len(value)}>"
@@ -307,14 +307,14 @@ class Redactor:
                 return
             self._nodes_left -= 1
             value, secret, depth = todo.pop()
-            if isinstance(value, (str, bytes, bytearray)):
+            if issubclass(type(value), (str, bytes, bytearray)):
                 self.learn_text(value, secret)
                 continue
-            if depth == 0 or type(value) in _LEAF_TYPES or isinstance(value, type):
+            if depth == 0 or type(value) in _LEAF_TYPES or issubclass(type(value), type):
                 continue
             # Everything in `passwords = [...]` is secret; an object under a secret name is not
             # all secret (a plugin registry's `pytest_assertion_pass` entry), only its secret-named attributes.
-            inherited = secret and isinstance(value, _CONTAINERS)
+            inherited = secret and issubclass(type(value), _CONTAINERS)
             for child_name, child in _children(value):
                 kind = type(child)
                 if kind in _LEAF_TYPES:
@@ -336,7 +336,7 @@ class Redactor:
             shaped = shaped or [text]
         for part in shaped:
             self._add(part)
-        if isinstance(value, (bytes, bytearray)) and (secret or shaped):
+        if issubclass(type(value), (bytes, bytearray)) and (secret or shaped):
             self._add(repr(bytes(value[:MAX_VALUE]))[2:-1])  # as a bytes repr shows it: `\x9f\x01...`
 
     def learn_frame(self, frame: types.FrameType) -> None:
@@ -395,7 +395,7 @@ class Redactor:
         """TEXT without secrets. Idempotent, and never raises: if checking fails, nothing of TEXT
         is returned."""
         try:
-            text = text if isinstance(text, str) else str(text)
+            text = text if issubclass(type(text), str) else str(text)
             if text not in self._scrubbed:
                 if len(self._scrubbed) > MAX_REMEMBERED:
                     self._scrubbed.clear()
@@ -567,7 +567,7 @@ _CONTAINERS = (dict, list, tuple, set, frozenset)
 
 
 def _as_text(value: str | bytes | bytearray) -> str:
-    return value if isinstance(value, str) else bytes(value[:MAX_VALUE]).decode("utf-8", "replace")
+    return value if issubclass(type(value), str) else bytes(value[:MAX_VALUE]).decode("utf-8", "replace")
 
 
 def _frame_locals(frame: types.FrameType) -> dict:
@@ -577,27 +577,29 @@ def _frame_locals(frame: types.FrameType) -> dict:
         return {}
 
 
+# Types are read with type(), never isinstance(): isinstance falls back to a program object's
+# `__class__`, which may be a property (its code, run in the crashed process when no probe learns).
 def _children(value: object) -> list[tuple[str, object]]:
     """(name, value) pairs inside VALUE, one level, read with the built-in types' own methods (an
     override of `items` or `__iter__` is not run); '' names an unnamed item."""
     try:
-        if isinstance(value, dict):
-            return [(k if isinstance(k, str) else "", v) for k, v in islice(dict.items(value), MAX_ITEMS)]
-        if isinstance(value, tuple):
+        if issubclass(type(value), dict):
+            return [(k if issubclass(type(k), str) else "", v) for k, v in islice(dict.items(value), MAX_ITEMS)]
+        if issubclass(type(value), tuple):
             fields = type(value).__dict__.get("_fields")  # a namedtuple's field names
-            names = fields if isinstance(fields, tuple) else ()
+            names = fields if issubclass(type(fields), tuple) else ()
             items = list(islice(tuple.__iter__(value), MAX_ITEMS))
-            return [(names[i] if i < len(names) and isinstance(names[i], str) else "", v) for i, v in enumerate(items)]
-        if isinstance(value, list):
+            return [(names[i] if i < len(names) and issubclass(type(names[i]), str) else "", v) for i, v in enumerate(items)]
+        if issubclass(type(value), list):
             return [("", v) for v in islice(list.__iter__(value), MAX_ITEMS)]
-        if isinstance(value, (set, frozenset)):
-            iterate = set.__iter__ if isinstance(value, set) else frozenset.__iter__
+        if issubclass(type(value), (set, frozenset)):
+            iterate = set.__iter__ if issubclass(type(value), set) else frozenset.__iter__
             return [("", v) for v in islice(iterate(value), MAX_ITEMS)]
         children = []
-        if isinstance(value, BaseException):
+        if issubclass(type(value), BaseException):
             children = [("", a) for a in islice(BaseException.args.__get__(value), MAX_ITEMS)]
         attributes = _instance_dict(value)
-        children += [(k if isinstance(k, str) else "", v) for k, v in islice(dict.items(attributes), MAX_ITEMS)]
+        children += [(k if issubclass(type(k), str) else "", v) for k, v in islice(dict.items(attributes), MAX_ITEMS)]
         return children + _slot_values(value)
     except Exception:  # an odd object: nothing to learn from it
         return []
@@ -618,7 +620,7 @@ def _slot_values(value: object) -> list[tuple[str, object]]:
 @functools.lru_cache(maxsize=1024)
 def _slots_of(kind: type) -> tuple[tuple[str, types.MemberDescriptorType], ...]:
     return tuple((name, d) for klass in kind.__mro__ for name, d in list(klass.__dict__.items())[:MAX_ITEMS]
-                 if isinstance(d, types.MemberDescriptorType))[:MAX_ITEMS]
+                 if issubclass(type(d), types.MemberDescriptorType))[:MAX_ITEMS]
 
 
 def _instance_dict(value: object) -> dict:
@@ -626,8 +628,8 @@ def _instance_dict(value: object) -> dict:
     for klass in type(value).__mro__:
         descriptor = klass.__dict__.get("__dict__")
         if descriptor is not None:
-            if not isinstance(descriptor, types.GetSetDescriptorType):
+            if not issubclass(type(descriptor), types.GetSetDescriptorType):
                 return {}
             d = object.__getattribute__(value, "__dict__")
-            return d if isinstance(d, dict) else {}
+            return d if issubclass(type(d), dict) else {}
     return {}
