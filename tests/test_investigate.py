@@ -492,7 +492,7 @@ def test_real_tiny_model_end_to_end(tmp_path, probe, mode):
 @pytest.mark.model
 def test_ctrl_c_during_the_investigation_keeps_the_exit_status(tmp_path):
     (tmp_path / "app.py").write_text(PROGRAM)
-    env = clean_env(AUTODBG="1", AUTODBG_MODEL="smollm2-135m", XDG_CACHE_HOME=str(tmp_path / "cache"),
+    env = clean_env(AUTODBG="1", AUTODBG_MODEL="smollm2-135m", AUTODBG_VERBOSE="1", XDG_CACHE_HOME=str(tmp_path / "cache"),
                     AUTODBG_REPORT=str(tmp_path / "r.json"))
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
     seen = ""

@@ -475,7 +475,8 @@ def test_a_crash_is_investigated_by_the_server_and_nothing_secret_is_sent(server
 def test_with_the_server_down_the_evidence_and_one_line(crash_script, tmp_path):
     report = tmp_path / "report.json"
     down = f"http://127.0.0.1:{free_port()}/v1"
-    run = crash_with(down, crash_script, report, SCORES_TOKEN="tok-9f8e7d", COLUMNS="200")  # the line unwrapped
+    run = crash_with(down, crash_script, report, SCORES_TOKEN="tok-9f8e7d", COLUMNS="200",
+                     AUTODBG_VERBOSE="1")  # the line unwrapped
     assert run.returncode == 1
     assert run.stderr.count("Traceback") == 1 and "ZeroDivisionError" in run.stderr
     assert "return sum(values) / len(values)" in run.stderr.split("Traceback", 1)[1].split("ZeroDivisionError: division by zero", 1)[1]  # the evidence
