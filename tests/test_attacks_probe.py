@@ -365,9 +365,10 @@ def no_more_hooks(event, args):
     if event == "sys.addaudithook":
         raise RuntimeError("no more audit hooks")
 sys.addaudithook(no_more_hooks)
-SECRET = {str(outside / "secret.txt")!r}
+# (not named like a secret: its path, redacted by pieces, would cut the words the test reads)
+OUTSIDE_FILE = {str(outside / "secret.txt")!r}
 '''
-    run = crash(tmp_path, "return open(SECRET).read()\n", setup=setup)
+    run = crash(tmp_path, "return open(OUTSIDE_FILE).read()\n", setup=setup)
     assert_python_exit(run)
     assert "OUTSIDE-TEXT-7f3a" not in run.stderr
     assert "probes off: the sandbox could not be installed" in " ".join(run.stderr.split())
