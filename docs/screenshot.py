@@ -1,5 +1,5 @@
 """Make docs/output.svg, the README's picture of autodbg's output, from a real crash: runs
-`autodbg run examples/scores.py` in a terminal-sized, coloured stderr and renders what it printed
+`autodbg run examples/scores.py` with a 100-column stderr, as a pipe gets it, and renders what it printed
 with rich's save_svg. Run it again whenever the output changes.
 
 Usage: python docs/screenshot.py [MODEL]   (MODEL: a registry id or a .gguf path; default: the
@@ -22,8 +22,10 @@ WIDTH = 100
 
 def main() -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODBG")}
-    env.update(FORCE_COLOR="1", COLUMNS=str(WIDTH), AUTODBG="1", TERM="xterm-256color")
-    env.pop("NO_COLOR", None)
+    # Plain text, as a pipe gets it: the final screen only (a terminal's progress frames would all
+    # be captured too).
+    env.update(NO_COLOR="1", COLUMNS=str(WIDTH))
+    env.pop("FORCE_COLOR", None)
     if len(sys.argv) > 1:
         env["AUTODBG_MODEL"] = sys.argv[1]
     shown = "$ autodbg run examples/scores.py\n"
