@@ -46,6 +46,16 @@ def test_crash_prints_the_plain_traceback_then_evidence(tmp_path):
     assert "autodbg: evidence only (AUTODBG_MODEL=none)" in rest
 
 
+def test_with_the_start_up_hook_on_too_the_crash_is_reported_once(tmp_path, hooked):
+    """`autodbg run` in a venv whose hook is on: it prints the traceback with the hook that hook
+    wraps, not with the hook itself, which would report the crash a second time."""
+    script = write(tmp_path)
+    plain = run_py([script], cwd=tmp_path, env=clean_env(AUTODBG="0"))
+    ours = run_py(["-m", "autodbg", "run", script], cwd=tmp_path, env=hooked(AUTODBG="1", AUTODBG_MODEL="none"))
+    assert ours.returncode == 1 and ours.stderr.startswith(plain.stderr)
+    assert ours.stderr.count("autodbg · ") == 1 and ours.stderr.count("Traceback") == 1
+
+
 def test_arguments_exit_status_and_stdout(tmp_path):
     script = write(tmp_path)
     ok = run_py(["-m", "autodbg", "run", script, "4", "6"], cwd=tmp_path)

@@ -100,8 +100,8 @@ def exit_status(exc: BaseException | None) -> int:
 def print_user_traceback(exc: BaseException) -> None:
     """The program's own excepthook if it set one, else Python's standard traceback."""
     hook = sys.excepthook
-    if getattr(hook, "__module__", None) == "autodbg._boot":
-        hook = sys.__excepthook__
+    while getattr(hook, "_autodbg", False):  # the start-up hook's: the one it wraps prints the traceback
+        hook = hook.__wrapped__
     try:
         hook(type(exc), exc, exc.__traceback__)
     except Exception:
