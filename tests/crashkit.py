@@ -157,3 +157,17 @@ def rewrite_replies(session, dossier, quote: str, new_code: str | None, root_cau
     assert len(matching) == 1, options
     return ["null"] * matching[0] + [fixed(new_code) if new_code is not None else "null",
                                      json.dumps({"root_cause": root_cause})]
+
+
+def uncaught_assertion(script: Path):
+    """Run SCRIPT as __main__; the CrashSession of the AssertionError it ends in, as sys.excepthook
+    gets it (its traceback starts at the script's own frames, not at this helper)."""
+    import runpy
+
+    from autodbg.crash import CrashSession
+
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except AssertionError as exc:
+        return CrashSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
+    raise AssertionError(f"{script} did not fail an assert")

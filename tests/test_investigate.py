@@ -29,7 +29,7 @@ from autodbg.investigate.search import proof
 from autodbg.records import Candidate, Edit, ModelCall, ModelInfo, Proof, Rates, Result, Search, Timings
 from autodbg.report import SummaryView
 from conftest import clean_env
-from crashkit import BELOW_ZERO, ScriptedStandInModel, fixed
+from crashkit import BELOW_ZERO, ScriptedStandInModel, fixed, uncaught_assertion
 
 PROGRAM = '''\
 def mean(values):
@@ -748,12 +748,7 @@ def test_scripted_a_crash_in_a_test_alone_asks_for_no_answer_it_could_not_give(t
     (tmp_path / "test_alone_cache.py").write_text("def test_size():\n    cache = {1: 1}\n    assert len(cache) == 2\n")
     (tmp_path / "crash.py").write_text("from test_alone_cache import test_size\n\ntest_size()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    try:
-        runpy.run_path(str(tmp_path / "crash.py"), run_name="__main__")
-    except AssertionError as exc:
-        session = CrashSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
-    else:
-        pytest.fail("the program did not crash")
+    session = uncaught_assertion(tmp_path / "crash.py")
     model = ScriptedStandInModel(["Thought: the test fails\nCommand: done"])
     found = investigate(session, session.dossier(), model, later())
     assert found.diagnosis is None and found.error == NO_LINE_TO_CHANGE

@@ -212,15 +212,13 @@ def test_scripted_where_the_frames_show_only_the_test_the_lines_the_failing_test
     and its driver, which a fix may not change. The failing test ran `self.counts[key] += 2` and the
     passing ones did not: that line is shown to the model, offered for a rewrite, and its fix judged
     (the search's small changes do not fix it)."""
-    import runpy
     from io import StringIO
 
     from rich.console import Console
 
-    from autodbg.crash import CrashSession
     from autodbg.pipeline import new_result, run_investigation, search_fixes
     from autodbg.settings import load_settings
-    from crashkit import ScriptedStandInModel, rewrite_replies
+    from crashkit import ScriptedStandInModel, rewrite_replies, uncaught_assertion
 
     root = tmp_path / "proj"
     (root / "tally").mkdir(parents=True)
@@ -232,12 +230,7 @@ def test_scripted_where_the_frames_show_only_the_test_the_lines_the_failing_test
                                    "CounterTest('test_twice').test_twice()\n")
     monkeypatch.chdir(root)
     monkeypatch.syspath_prepend(str(root))
-    try:
-        runpy.run_path(str(root / "crash.py"), run_name="__main__")
-    except AssertionError as exc:
-        session = CrashSession.of_crash(exc.with_traceback(exc.__traceback__.tb_next))
-    else:
-        pytest.fail("the program did not crash")
+    session = uncaught_assertion(root / "crash.py")
     settings = load_settings({"AUTODBG_TURNS": "1", "AUTODBG_TIMEOUT": "120"})
     result = new_result(session, None)
     console = Console(file=StringIO(), width=100, color_system=None)
