@@ -293,6 +293,7 @@ def summarize(records: list[dict]) -> dict:
         rows = [r for r in every if r["status"] != "crashed differently"]  # not the case's crash: not scored
         seconds = sorted(r["seconds"] for r in rows if r["seconds"] is not None)
         valid = [r["commands_valid"] for r in rows if r["commands_valid"] is not None]
+        agreeing = agreement(rows)
         return {
             "cases": len(rows),
             "crashed_differently": len(every) - len(rows),
@@ -311,6 +312,9 @@ def summarize(records: list[dict]) -> dict:
             "fix_ran_passes": sum(r.get("fix_trial") == "passes" for r in rows),
             "fix_ran_passes_hit": sum(r.get("fix_trial") == "passes" and r["fix_hit"] for r in rows),
             "commands_valid": f"{sum(valid)}/{len(valid)}" if valid else "-",
+            # Cases run more than once (--repeat), and in how many every run gave the same answer.
+            "repeated": len(agreeing),
+            "agree": sum(agreeing.values()),
             "median_seconds": round(statistics.median(seconds), 2) if seconds else None,
             "p90_seconds": round(seconds[min(len(seconds) - 1, int(0.9 * len(seconds)))], 2) if seconds else None,
             "median_turns": statistics.median([r["turns"] for r in rows]) if rows else 0,
@@ -333,6 +337,21 @@ def summarize(records: list[dict]) -> dict:
     by = lambda key: {value: group([r for r in records if r[key] == value])  # noqa: E731
                       for value in sorted({r[key] for r in records})}
     return {"all": group(records), "by_crash_kind": by("crash_kind"), "by_exception": by("exception")}
+
+
+def answer_of(record: dict) -> tuple:
+    """What one run of a case answered: the line, the change and its label (or how it ended)."""
+    d = record["diagnosis"]
+    where = (d["file"], d["line"], d["line_end"], d["fix"]) if d else (record["fallback_reason"],)
+    return (record["status"], *where, record.get("label"))
+
+
+def agreement(records: list[dict]) -> dict[str, bool]:
+    """{case: whether all its runs answered the same} for the cases run more than once."""
+    answers: dict[str, list[tuple]] = {}
+    for r in records:
+        answers.setdefault(r["case"], []).append(answer_of(r))
+    return {case: len(set(runs)) == 1 for case, runs in answers.items() if len(runs) > 1}
 
 
 def _median(values: list) -> float | None:
@@ -369,8 +388,9 @@ def print_results(records: list[dict], totals: dict, model: str) -> None:
     console.print(totals_table)
     g = totals["all"]
     labels = ", ".join(f"{label} {n} ({hit} pass the case's test)" for label, (n, hit) in g["labels"].items()) or "none"
+    agree = f"; runs that agree: {g['agree']}/{g['repeated']} cases" if g["repeated"] else ""
     console.print(f"labels (precision): {labels}; fixes that change what judges: {g['judge_edited']}; "
-                  f"crashed differently (not scored): {g['crashed_differently']}")
+                  f"crashed differently (not scored): {g['crashed_differently']}{agree}")
 
 
 def _share(hits: int, total: int) -> str:

@@ -24,8 +24,8 @@ from typing import Callable, Protocol, Sequence
 from autodbg.analysis import hang as hangs
 from autodbg.frames import safe_eval
 from autodbg.debugger.commands import COMMANDS, Breakpoint, Command, parse, resolve_breakpoint
-from autodbg.debugger.output import CommandError
-from autodbg.frames.core import Inspector, PostMortem
+from autodbg.debugger.output import CommandError, ShownLine
+from autodbg.frames.core import Inspector, PostMortem, source_lines
 from autodbg.debugger.grammar import LiveState, live_state
 from autodbg.debugger.session import CommandResult, Session
 from autodbg.fix.keys import key_changes
@@ -54,6 +54,13 @@ class RerunHandle(Protocol):
     def stop(self) -> None: ...
 
 
+class ChangeTrier(Protocol):
+    """What `try` hands a change to (autodbg.investigate.trying.ChangeJudge): it checks it, runs it
+    on the crashed program and the program's tests, and says what that showed."""
+
+    def try_line(self, line: ShownLine, code: str) -> str: ...
+
+
 class CrashSession:
     """The session's controller: runs control commands itself and everything else in probes."""
 
@@ -74,6 +81,7 @@ class CrashSession:
         self.last_state: LiveState | None = None
         self.evidence = ""  # how the dossier's probe ended, when not ok
         self._unchanged: dict[str, FixTrial] = {}  # exception type -> the trial of no change at all
+        self.changes: ChangeTrier | None = None  # set once the crash's evidence is known: what `try` runs
 
     @classmethod
     def of_crash(cls, exc: BaseException, **options) -> "CrashSession":
@@ -239,6 +247,14 @@ class CrashSession:
         if reply.error is not None:
             raise CommandError(reply.error)
         return reply.breakpoint
+
+    def try_change(self, location: str, code: str) -> str:
+        """`try FILE:LINE CODE`: the line (one of the program's lines of code) and its new code,
+        handed to the change trier."""
+        if self.changes is None:
+            raise CommandError("nothing can judge a change yet: `try` runs once the crash's evidence is gathered")
+        found = self.resolve_breakpoint(location, None)  # a line of code of the program's own files
+        return self.changes.try_line(ShownLine(found.file, found.line, source_lines(found.file)[found.line - 1]), code)
 
     def _unavailable(self, command: Command) -> str:
         if command.needs in ("rerun", "breakpoints") and self.rerun is None:

@@ -19,6 +19,7 @@ import traceback
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -33,6 +34,9 @@ from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
 from autodbg.version import __version__
+
+if TYPE_CHECKING:
+    from autodbg.investigate.trying import RelatedTests
 
 # How every report write_report writes begins (Result.to_json's first keys): what it may replace.
 REPORT_START = re.compile(rb'\{\s*"schema_version": \d+,\s*"autodbg_version": ')
@@ -369,7 +373,7 @@ def run_investigation(engine, session: CrashSession, result: Result, settings: S
         else:
             if session.rerun is not None:
                 verify(session, result)
-            judge(result, started + settings.timeout, on_step)
+            judge(session.changes.tests, result, started + settings.timeout, on_step)
     except EngineError as err:
         reason = str(err)
     except Exception as err:  # a bug of ours, or a broken worker: the evidence stands
@@ -405,12 +409,11 @@ def verify(session: CrashSession, result: Result) -> None:
     session.rerun.runs += 1
 
 
-def judge(result: Result, deadline: float, on_step: Callable[[Step], None]) -> None:
+def judge(tests: RelatedTests, result: Result, deadline: float, on_step: Callable[[Step], None]) -> None:
     """Judge the diagnosis's fix by the program's own tests where it has them, and label it; where
     they do not hold, the first other change that passed its run and holds them takes its place."""
     from autodbg.investigate.strategies import candidate_diagnosis, plain_reason
     from autodbg.fix.label import label_of
-    from autodbg.program.judge import find_tests, judge_change, run_tests
 
     fix = result.diagnosis.fix
     if fix is None or not fix.usable:
@@ -419,13 +422,12 @@ def judge(result: Result, deadline: float, on_step: Callable[[Step], None]) -> N
         fix.label = label_of(fix)
         return
     started = time.monotonic()
-    tests = find_tests(fix.edit.file, [frame.file for frame in result.dossier.frames])
-    if tests is not None:
+    judged_by = tests.tests_for(fix.edit)
+    if judged_by is not None:
         on_step(Step("running your tests"))
         until = max(deadline, started + JUDGE_MIN_SECONDS)  # a fix is worth its label, even past the timeout
         seconds = lambda: max(1.0, min(JUDGE_SECONDS, until - time.monotonic()))  # noqa: E731
-        before = run_tests(tests, None, seconds())
-        fix.judgement = judge_change(tests, fix.edit, before, seconds())
+        fix.judgement = tests.judgement(judged_by, fix.edit, seconds())
         fix.label = label_of(fix)
         others = [c for c in (result.search.passing if result.search else []) + result.candidates
                   if c.trial.passes and c.edit != fix.edit]
@@ -433,7 +435,7 @@ def judge(result: Result, deadline: float, on_step: Callable[[Step], None]) -> N
             if time.monotonic() > until:
                 break
             other = candidate_diagnosis(candidate, "")
-            other.fix.judgement = judge_change(tests, candidate.edit, before, seconds())
+            other.fix.judgement = tests.judgement(judged_by, candidate.edit, seconds())
             other.fix.label = label_of(other.fix)
             if other.fix.label == Label.PASSES_YOUR_TESTS:
                 other.root_cause = plain_reason(other)
@@ -460,7 +462,11 @@ def transcript(console, verbose: bool, on_step: Callable[[Step], None]):
 
 
 def new_result(session: CrashSession, thread_name: str | None, dossier: Dossier | None = None) -> Result:
+    """The result of SESSION's crash, its evidence gathered; from here on `try` can judge changes."""
+    from autodbg.investigate.trying import ChangeJudge
+
     dossier = dossier or session.dossier()
+    session.changes = ChangeJudge(session, dossier)
     return Result(autodbg_version=__version__, python=platform.python_version(), argv=list(sys.argv),
                   cwd=os.getcwd(), thread=thread_name, dossier=dossier, probe=Probe(session.mode, session.evidence or "ok"))
 

@@ -43,6 +43,19 @@ print("***cases where the search (no model) found a change that passed, of those
 print("****fixes the model wrote that ran in probes; cases where one of them was at the root cause, and where one "
       "passed")
 print()
+# What a user may trust: per label, how many answers carried it and how many of those are right.
+LABELS = ("passes your tests", "stops the crash", "guard", "tried, did not work")
+print("| run | line | fix | " + " | ".join(f"{name} (right)" for name in LABELS)
+      + " | changes what judges | runs that agree | median s | p90 s |")
+print("|---" * (len(LABELS) + 8) + "|")
+for data in runs:
+    t = data["totals"]["all"]
+    labels = t.get("labels", {})
+    cells = [f"{labels[name][0]} ({labels[name][1]})" if name in labels else "0" for name in LABELS]
+    agree = f"{t['agree']}/{t['repeated']}" if t.get("repeated") else "-"
+    print(f"| {label(data)} | {share(t['root_cause_hit'], t['cases'])} | {share(t['fix_hit'], t['cases'])} | "
+          + " | ".join(cells) + f" | {t.get('judge_edited', '-')} | {agree} | {t['median_seconds']} | {t['p90_seconds']} |")
+print()
 print("| crash kind | " + " | ".join(label(d) for d in runs) + " |")
 print("|---" * (len(runs) + 1) + "|")
 kinds = sorted({k for d in runs for k in d["totals"]["by_crash_kind"]})

@@ -152,7 +152,7 @@ def rewrite_replies(session, dossier, quote: str, new_code: str | None, root_cau
     from autodbg.investigate.plan import Budget
 
     answers = Investigation(session, dossier, None, Budget(time.monotonic() + 60)).answers
-    options = answers.options(answers.answerable(), answers.suspects())
+    options = answers.options(answers.seen.answerable(), answers.suspects())
     matching = [i for i, option in enumerate(options) if option.endswith(quote)]
     assert len(matching) == 1, options
     return ["null"] * matching[0] + [fixed(new_code) if new_code is not None else "null",

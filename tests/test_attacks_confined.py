@@ -25,6 +25,7 @@ import pytest
 from autodbg.fix.check import check_fix
 from autodbg.fix.label import label_of
 from autodbg.pipeline import judge, verify
+from autodbg.investigate.trying import RelatedTests
 from autodbg.program.judge import Tests as JudgedFiles, run_tests
 from autodbg.records import Edit, FixTrial, Label, TrialResult
 
@@ -390,7 +391,7 @@ def test_a_change_the_probe_refused_is_neither_verified_nor_judged(scene, tmp_pa
                              timings=SimpleNamespace(), search=None, candidates=[])
     session = SimpleNamespace(rerun=SimpleNamespace(program=Program(None, [edit.file], str(scene.program)), budget=20, runs=0))
     verify(session, result)
-    judge(result, time.monotonic() + 30, lambda step: None)
+    judge(RelatedTests(result.dossier), result, time.monotonic() + 30, lambda step: None)
     assert session.rerun.runs == 0
     assert fix.verified is False and fix.outcome.startswith("not run again: in its probe it tried refused by the sandbox")
     assert fix.label == Label.NOT_RUN and fix.judgement is None

@@ -143,6 +143,12 @@ def test_jobs_2_gives_the_same_results_as_jobs_1(tiny_corpus):
     one = bench.run_bench(cases, model="none", repeat=2, jobs=1, timeout=20)
     two = bench.run_bench(cases, model="none", repeat=2, jobs=2, timeout=20)
     assert strip(one) == strip(two) and len(one) == 6
+    totals = bench.summarize(one)["all"]
+    assert totals["repeated"] == 3 and totals["agree"] == 3  # the same crash, the same answer
+    crash_line = next(r for r in one if r["case"] == "crash-line-bug")
+    other_answer = {**crash_line, "diagnosis": {**crash_line["diagnosis"], "line": 1}}
+    totals = bench.summarize([other_answer if r is crash_line else r for r in one])["all"]
+    assert totals["repeated"] == 3 and totals["agree"] == 2
 
 
 @pytest.mark.model

@@ -659,7 +659,7 @@ def test_other_commands_do_not_end_the_session(prog):
         if command.ends_session:
             continue
         arg = {"count": " 1", "frame": " 0", "exception": " 0", "line": " 1", "expr": " 1", "name": " average",
-               "breakpoint": " average", "call": " average(values)"}
+               "breakpoint": " average", "call": " average(values)", "change": " prog.py:1 x = 1"}
         line = command.name + "".join(arg[a.kind] for a in command.args if not a.optional)
         assert not s.execute(line).ends_session, line
     assert {c.name for c in COMMANDS if c.ends_session} == {"quit", "done"}

@@ -10,6 +10,7 @@ from autodbg.fix.check import check_fix
 from autodbg.fix.label import label_of
 from autodbg.investigate.answer import hiding, judging_files
 from autodbg.investigate.search import ranked_places
+from autodbg.investigate.trying import RelatedTests
 from autodbg.pipeline import judge
 from autodbg.program.judge import find_tests, judge_change, project_root, run_tests
 from autodbg.program.spectrum import ochiai, suspiciousness
@@ -145,7 +146,7 @@ def test_where_the_fix_breaks_the_tests_another_change_that_holds_them_takes_its
                     search=Search(proof="test", lines=1, tried=2, outcomes={}, seconds=0.1, passing=[right]),
                     diagnosis=Diagnosis(file=wrong.edit.file, display_file="shop/pricing.py", line=2, line_end=2,
                                         root_cause="the model's guess", fix=wrong, source_window=SourceWindow(2, [""])))
-    judge(result, time.monotonic() + 120, lambda step: None)
+    judge(RelatedTests(dossier), result, time.monotonic() + 120, lambda step: None)
     kept = result.diagnosis.fix
     assert kept.edit == right.edit and kept.label == Label.PASSES_YOUR_TESTS
     assert "the model's guess" not in result.diagnosis.root_cause and result.timings.judge > 0

@@ -28,7 +28,7 @@ from autodbg.debugger.output import (
     MAX_LINES, CommandError, Output, ShownLine, format_source,
 )
 from autodbg.frames.safe_eval import (
-    Refused, TimeLimit, can_run_user_code, check_expression, cut, in_probe, safe_pretty, time_limit,
+    Refused, TimeLimit, can_run_user_code, check_expression, cut, in_probe, time_limit,
 )
 from autodbg.probe import sandbox
 from autodbg.probe.fork import refusal_in_chain
@@ -51,7 +51,7 @@ class Arg:
     """One argument of a command. KIND decides how it parses and what the grammar allows:
     count (1..), frame, exception, line (numbers valid right now), expr (rest of the line),
     name (a dotted name), call (a replayable call, as `replayable_calls` writes it), command
-    (a command's name, for a person's `help`)."""
+    (a command's name, for a person's `help`), change (`FILE:LINE CODE`: a line and its new code)."""
 
     name: str
     kind: str
@@ -80,6 +80,8 @@ def _parse_arg(arg: Arg, text: str):
         return text
     if arg.kind == "call":
         return _parse_call(arg, text)
+    if arg.kind == "change":
+        return _parse_change(arg, text)
     if arg.kind == "command":
         if text not in COMMANDS_BY_NAME:
             raise CommandError(f"no command {text!r}; `help` lists them")
@@ -97,6 +99,18 @@ def _parse_call(arg: Arg, text: str) -> str:
         return ast.unparse(node)
     raise CommandError(f"{arg.name} must be a call of the current line whose arguments are names and literals, "
                        f"like `parse(s)`, not {cut(text, 80)!r}")
+
+
+_CHANGE_RE = re.compile(r"^(\S+:\d+)\s+(\S.*)$")
+
+
+def _parse_change(arg: Arg, text: str) -> tuple[str, str]:
+    """`FILE:LINE CODE` as (FILE:LINE, CODE)."""
+    match = _CHANGE_RE.match(text)
+    if match is None:
+        raise CommandError(f"{arg.name} must be a line and its new code, like `app.py:12 return total / count`, "
+                           f"not {cut(text, 80)!r}")
+    return match.group(1), match.group(2).strip()
 
 
 # --- the table -------------------------------------------------------------------------------
@@ -388,6 +402,11 @@ def _break(s, spec: str) -> str:
     return s.rerun.add_breakpoint(breakpoint)
 
 
+def _try(s, change: tuple[str, str]) -> str:
+    location, code = change
+    return s.try_change(location, code)
+
+
 def _rerun(s) -> str:
     return s.rerun.start()
 
@@ -437,6 +456,9 @@ COMMANDS: tuple[Command, ...] = (
             back_to_crash=True, needs_chain=True),
     Command("exception", (Arg("N", "exception"),), "switch to exception N of the chain", _exception,
             back_to_crash=True),
+    Command("try", (Arg("FILE:LINE CODE", "change"),),
+            "run the program with line FILE:LINE replaced by CODE, then its tests: what passed, what failed", _try,
+            needs="probe", limit=2, controls=True),
     Command("break", (Arg("LOCATION [if COND]", "breakpoint"),),
             "stop a re-run at FILE:LINE or at the start of FUNCTION (when COND is true)", _break,
             needs="rerun", limit=3, controls=True, aliases=(Alias("b"),)),
@@ -499,7 +521,7 @@ def parse(line: str) -> tuple[Command, list]:
         raise CommandError(f"unknown command {name!r}; try `help`")
     rest = rest.strip()
     usage = f"usage: {name} {_arg_usage(command)}".rstrip()  # as typed: `p EXPR` for `p`
-    if command.args and command.args[0].kind in ("expr", "breakpoint", "call"):
+    if command.args and command.args[0].kind in ("expr", "breakpoint", "call", "change"):
         if not rest:
             raise CommandError(usage)
         return command, [_parse_arg(command.args[0], rest)]

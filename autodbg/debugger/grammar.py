@@ -250,6 +250,7 @@ class Known:
     frames: frozenset[int] = frozenset()  # frames whose lines and locals were shown
     lines: frozenset[tuple[str, int]] = frozenset()  # (file, line) source lines shown
     traced: frozenset[str] = frozenset()  # calls replayed from the current frame
+    changeable: frozenset[tuple[str, int]] = frozenset()  # (file, line) of LINES a fix may change: what `try` may name
 
 
 def step_grammar(state: LiveState, known: Known = Known(), available: frozenset[str] | None = None,
@@ -339,6 +340,15 @@ def _arg_rule(arg: Arg, state: LiveState, rules: dict[str, str], known: Known) -
             return None
         condition = ' (" if " expr)?' if "expr" in rules else ""
         return f"({alternatives(places)}){condition}"
+    if arg.kind == "change":  # a line shown that a fix may change, then its new code
+        by_file: dict[str, list[int]] = {}
+        for file, line in sorted(known.changeable):
+            by_file.setdefault(display_path(file), []).append(line)
+        if not by_file:
+            return None
+        rules["new-code"] = f"[^ \\t\\n] [^\\n]{{0,{FIX_CHARS - 1}}}"
+        places = alternatives(f"{literal(file + ':')} {numbers(lines)}" for file, lines in by_file.items())
+        return f'({places}) " " new-code'
     raise ValueError(f"no grammar for argument kind {arg.kind}")
 
 

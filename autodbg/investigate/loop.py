@@ -74,7 +74,10 @@ class Investigation:
         transcript = self.findings.transcript
         if transcript and transcript[-1].command == "done":
             self.talk.add("assistant", f"Thought: {transcript[-1].thought}\nCommand: done")
-        self.answers.answer(self.ran_to_end)
+        changes = self.session.changes
+        if changes is not None:  # what `try` ran is a candidate like any; one that passed the tests stands
+            self.findings.candidates += changes.tried
+        self.answers.answer((changes.passed_tests() if changes is not None else []) or self.ran_to_end)
 
     def first_question(self) -> str:
         """The question after the evidence: for its first command, when the plan has room for one

@@ -10,7 +10,8 @@ from autodbg.crash import CrashSession
 from autodbg.debugger.commands import COMMANDS
 from autodbg.debugger.grammar import Known, LiveState
 from autodbg.debugger.output import ShownLine
-from autodbg.investigate.answer import quotable, specification_lines
+from autodbg.frames.core import is_test_file
+from autodbg.investigate.answer import judging_files, quotable, specification_lines
 from autodbg.records import Dossier
 
 UNSEEN_SOURCES = 6  # functions named in the first question whose source the evidence did not show
@@ -20,6 +21,7 @@ class Seen:
     """What the model has been shown, and what it has asked where."""
 
     def __init__(self, state: LiveState | None, dossier: Dossier) -> None:
+        self.dossier = dossier
         self.lines: dict[str, ShownLine] = {}  # quotable `FILE:N| code` -> the line
         for frame in dossier.frames:
             self.add_lines(ShownLine(frame.file, frame.source.first + i, code) for i, code in enumerate(frame.source.lines))
@@ -54,6 +56,13 @@ class Seen:
         if source_shown:
             self.sources.add(line.removeprefix("source "))
 
+    def answerable(self) -> list[str]:
+        """The shown lines an answer may name: not what judges a fix — for a failing assert the test
+        that runs it (investigate.answer.specification_lines), test files and their drivers."""
+        spec, judging = specification_lines(self.dossier), judging_files(self.dossier)
+        return [q for q, line in self.lines.items() if (line.file, line.line) not in spec and line.file not in judging
+                and not is_test_file(line.file)]
+
     def known(self, state: LiveState, where: str) -> Known:
         """What the step grammar must not offer in STATE, at WHERE (see `place`)."""
         exclude = {c.name for c in COMMANDS if not c.args and f"{where}/{c.name}" in self.asked}
@@ -64,7 +73,8 @@ class Seen:
             exclude |= {"locals", "args"}  # the dossier showed them
         here = f"{where}/trace "
         traced = frozenset(key.removeprefix(here) for key in self.asked if key.startswith(here))
-        return Known(commands=frozenset(exclude - {"done"}), sources=frozenset(self.sources), frames=self.frames if state.on_crash else frozenset(), lines=frozenset((line.file, line.line) for line in self.lines.values()), traced=traced)
+        return Known(commands=frozenset(exclude - {"done"}), sources=frozenset(self.sources), frames=self.frames if state.on_crash else frozenset(), lines=frozenset((line.file, line.line) for line in self.lines.values()), traced=traced,
+                     changeable=frozenset((self.lines[q].file, self.lines[q].line) for q in self.answerable()))
 
 
 def place(session: CrashSession, state: LiveState) -> str:

@@ -21,9 +21,9 @@ from autodbg.debugger.grammar import (
 )
 from autodbg.debugger.output import ShownLine
 from autodbg.fix.check import check_fix
-from autodbg.frames.core import display_path, file_line, is_test_file, source_lines
+from autodbg.frames.core import display_path, file_line, source_lines
 from autodbg.investigate.answer import (
-    diagnosis_of, echo, judging_files, junk, likeliest_first, make_diagnosis, quotable, source_window, specification_lines, unreadable,
+    diagnosis_of, echo, junk, likeliest_first, make_diagnosis, quotable, source_window, unreadable,
 )
 from autodbg.investigate.conversation import Conversation
 from autodbg.investigate.findings import Findings
@@ -53,16 +53,17 @@ class Answers:
         self.findings = findings
         self.deadline = plan.budget.deadline
 
-    def answer(self, ran_to_end: list[Candidate]) -> None:
-        """The final answer. Where the search found changes with which the crashed program ran to
-        its end, the first stands. Where there are lines that most likely hold the bug (`options`),
+    def answer(self, standing: list[Candidate]) -> None:
+        """The final answer. Where changes were shown to work (a `try` that passed the program's
+        tests, or the search's changes with which the crashed program ran to its end), the first
+        stands. Where there are lines that most likely hold the bug (`options`),
         the model rewrites them one by one, likeliest first, and each rewrite runs on the crashed
         program in a probe until one passes: a small model recognises a wrong line, seen alone,
         better than it finds one, and a run tells which rewrite works. Elsewhere it answers freely."""
-        if ran_to_end:
-            self.take_search_change(ran_to_end[0])
+        if standing:
+            self.take_search_change(standing[0])
             return
-        quotes = self.answerable()  # what the answer may name: every line shown a fix may change
+        quotes = self.seen.answerable()  # what the answer may name: every line shown a fix may change
         if not quotes:  # an answer could only name the test or its driver
             self.findings.error = NO_LINE_TO_CHANGE
             return
@@ -236,7 +237,7 @@ class Answers:
                 return
             asked, lines = request
             tried.update((self.seen.lines[q].file, self.seen.lines[q].line) for q in lines)
-            quotes = lines or self.answerable()
+            quotes = lines or self.seen.answerable()
             why_chars = SUSPECT_ROOT_CAUSE_CHARS if lines else ROOT_CAUSE_CHARS
             self.talk.messages += [{"role": "assistant", "content": text}, {"role": "user", "content": asked}]
 
@@ -251,12 +252,6 @@ class Answers:
         picked = list(dict.fromkeys(q for suspect in suspects for q in suspect.lines if q in allowed and q not in crashed))
         return (picked[:1] + [q for q in crashed[:1] if q in allowed] + picked[1:])[:MAX_OPTIONS]
 
-    def answerable(self) -> list[str]:
-        """The shown lines an answer may name: not what judges a fix — for a failing assert the test
-        that runs it (investigate.answer.specification_lines), test files and their drivers."""
-        spec, judging = specification_lines(self.dossier), judging_files(self.dossier)
-        return [q for q, line in self.seen.lines.items() if (line.file, line.line) not in spec and line.file not in judging
-                and not is_test_file(line.file)]
 
     def same_lines(self, diagnosis: Diagnosis) -> list[str]:
         """Quotes of the shown lines DIAGNOSIS's fix changes."""
