@@ -316,6 +316,7 @@ def search_fixes(session: CrashSession, result: Result, settings: Settings, cons
     a run to the end rarely misjudges (autodbg.investigate.search)."""
     from autodbg.investigate.search import budget_for, pointed_lines, ranked_places, search
     from autodbg.program.judge import find_tests
+    from autodbg.frames.core import is_test_file
     from autodbg.program.spectrum import suspiciousness
 
     if not session.probes:
@@ -326,7 +327,8 @@ def search_fixes(session: CrashSession, result: Result, settings: Settings, cons
     tests = find_tests(dossier.crash_site.file, [frame.file for frame in dossier.frames])
     if tests is not None:
         on_step(Step("running your tests under a line tracer"))
-        scores = suspiciousness(tests, SPECTRUM_SECONDS)
+        crashed_in = tuple(frame.function for frame in dossier.frames if is_test_file(frame.file))
+        scores = suspiciousness(tests, SPECTRUM_SECONDS, crashed_in)
         if isinstance(scores, dict) and scores:
             places = ranked_places(dossier, scores)
             dossier.pointed = pointed_lines(dossier, scores)

@@ -160,13 +160,23 @@ def test_ochiai_ranks_the_lines_only_failing_tests_ran_first():
 
 def test_the_programs_failing_tests_point_the_search_at_the_lines_they_ran(project):
     tests = find_tests(str(project / "shop" / "pricing.py"), [])
-    scores = suspiciousness(tests, 60)
+    scores = suspiciousness(tests, 60, ())
     pricing, test = str(project / "shop" / "pricing.py"), str(project / "tests" / "test_pricing.py")
     assert scores[(pricing, 2)] > 0  # discounted's line: run by the failing cases (and one passing one)
     assert (pricing, 6) not in scores  # total's line: only the passing test ran it
     # The evidence named only the test's line; the tests add the library's line, never the test's own.
     places = ranked_places(dossier_of(test), scores)
     assert [(p.file, p.line) for p in places] == [(pricing, 2)]
+
+
+def test_the_crashs_own_test_runs_first_and_a_run_cut_at_its_budget_still_points(project):
+    # A slow test ahead of the failing one in the file: run in order, the budget ends before any test fails.
+    tests_file = project / "tests" / "test_pricing.py"
+    tests_file.write_text("import time\n\n\ndef test_slow_first():\n    time.sleep(60)\n\n\n" + TEST_PRICING)
+    tests = find_tests(str(project / "shop" / "pricing.py"), [])
+    assert suspiciousness(tests, 8, ()) == "the tests ran past 8s"
+    scores = suspiciousness(tests, 8, ("test_discounted",))
+    assert scores[(str(project / "shop" / "pricing.py"), 2)] > 0
 
 
 COUNTER = """\

@@ -1,5 +1,5 @@
 """A pytest plugin for `autodbg.program.spectrum`: the lines of the project each test ran, and
-whether it passed, written as JSON when the session ends. Loaded only in a confined copy
+whether it passed, written as a JSON line as each test ends, the crash's own tests first. Loaded only in a confined copy
 (`-p autodbg.program.coverage_plugin`); the project's folder and the output file come from
 AUTODBG_SPECTRUM_ROOT and AUTODBG_SPECTRUM_OUT."""
 
@@ -65,22 +65,25 @@ class LineRecorder:
         threading.settrace(None)
 
 
+def pytest_collection_modifyitems(items):
+    """The tests the crash ran through first (AUTODBG_SPECTRUM_FIRST, their function names): a run cut
+    at its budget still holds a failing test, against which the passing ones so far point."""
+    first = set(filter(None, os.environ.get("AUTODBG_SPECTRUM_FIRST", "").split(",")))
+    items.sort(key=lambda item: getattr(item, "originalname", item.name) not in first)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     with LineRecorder() as recorder:
         yield
     run = _runs.setdefault(item.nodeid, {"passed": True})
-    run["lines"] = sorted(recorder.lines)
+    out = os.environ.get("AUTODBG_SPECTRUM_OUT")
+    if out:  # one line a test, as it ends: what ran before a cut at the budget counts
+        with open(out, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"passed": run["passed"], "lines": sorted(recorder.lines)}) + "\n")
 
 
 def pytest_runtest_logreport(report):
     run = _runs.setdefault(report.nodeid, {"passed": True})
     if report.failed:
         run["passed"] = False
-
-
-def pytest_sessionfinish(session):
-    out = os.environ.get("AUTODBG_SPECTRUM_OUT")
-    if out:
-        with open(out, "w", encoding="utf-8") as f:
-            json.dump(_runs, f)

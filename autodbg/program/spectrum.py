@@ -13,9 +13,10 @@ from autodbg.probe import confine
 from autodbg.program.verify import confined_env, patched_copy, run_confined
 
 
-def suspiciousness(tests: Tests, budget: float) -> dict[tuple[str, int], float] | str:
+def suspiciousness(tests: Tests, budget: float, first: tuple[str, ...]) -> dict[tuple[str, int], float] | str:
     """{(file, line): Ochiai score} of the lines TESTS ran, files as in the project (not its copy);
-    or why the tests could not say. Empty where no test failed: then they point nowhere."""
+    or why the tests could not say. Empty where no test failed: then they point nowhere. The test
+    functions FIRST run first; a run cut at BUDGET counts the tests that ended before."""
     unconfined = confine.available()
     if unconfined is not None:
         return f"not run: {unconfined}"
@@ -24,20 +25,23 @@ def suspiciousness(tests: Tests, budget: float) -> dict[tuple[str, int], float] 
         if problem is not None:
             return problem
         out = os.path.join(tmp, "spectrum.json")
-        env = {**confined_env(tmp), "AUTODBG_SPECTRUM_ROOT": copy, "AUTODBG_SPECTRUM_OUT": out}
+        env = {**confined_env(tmp), "AUTODBG_SPECTRUM_ROOT": copy, "AUTODBG_SPECTRUM_OUT": out,
+               "AUTODBG_SPECTRUM_FIRST": ",".join(first)}
         files = [os.path.relpath(f, tests.root) for f in tests.files]
         run = run_confined(tmp, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                                  "-p", "autodbg.program.coverage_plugin", *files], copy, None, env, budget)
-        if isinstance(run, str):
-            return run if run.startswith("not run") else f"the tests {run}"
+        if isinstance(run, str) and run.startswith("not run"):
+            return run
         try:
             with open(out, encoding="utf-8") as f:
-                runs = json.load(f)
+                runs = [json.loads(line) for line in f if line.endswith("\n")]  # the last may be cut
         except (OSError, ValueError):
-            return "pytest gave no results"
+            runs = []
+        if not runs:
+            return f"the tests {run}" if isinstance(run, str) else "pytest gave no results"
     real = os.path.realpath(copy)
     back = lambda file: os.path.join(tests.root, os.path.relpath(os.path.realpath(file), real))  # noqa: E731
-    return ochiai([(run.get("passed", True), {(back(f), n) for f, n in run.get("lines", [])}) for run in runs.values()])
+    return ochiai([(run.get("passed", True), {(back(f), n) for f, n in run.get("lines", [])}) for run in runs])
 
 
 def ochiai(runs: list[tuple[bool, set[tuple[str, int]]]]) -> dict[tuple[str, int], float]:
