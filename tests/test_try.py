@@ -13,15 +13,7 @@ from autodbg.debugger.output import CommandError, ShownLine
 from autodbg.investigate.seen import Seen
 from autodbg.records import Label
 from conftest import clean_env, run_py
-
-PRICING = """\
-def discounted(price, percent):
-    return price - price * percent / 10
-
-
-def total(prices, percent):
-    return sum(discounted(p, percent) for p in prices)
-"""
+from test_judge import PRICING
 
 TEST_PRICING = """\
 from pricing import discounted

@@ -77,7 +77,7 @@ class Investigation:
         changes = self.session.changes
         if changes is not None:  # what `try` ran is a candidate like any; one that passed the tests stands
             self.findings.candidates += changes.tried
-        self.answers.answer((changes.passed_tests() if changes is not None else []) or self.ran_to_end)
+        self.answers.answer((changes.passed if changes is not None else []) or self.ran_to_end)
 
     def first_question(self) -> str:
         """The question after the evidence: for its first command, when the plan has room for one

@@ -47,8 +47,8 @@ class ChangeJudge:
     def __init__(self, session: CrashSession, dossier: Dossier) -> None:
         self.session, self.dossier = session, dossier
         self.tests = RelatedTests(dossier)
-        self.tried: list[Candidate] = []  # each change `try` ran, in order, with its label in `labels`
-        self.labels: list[Label] = []
+        self.tried: list[Candidate] = []  # each change `try` ran, in order
+        self.passed: list[Candidate] = []  # those that passed the program's tests
 
     def try_line(self, line: ShownLine, code: str) -> str:
         """LINE replaced by CODE: checked, run on the crashed program, then by the tests; what showed."""
@@ -64,12 +64,9 @@ class ChangeJudge:
                 fix.judgement = self.tests.judgement(tests, fix.edit, TRY_TEST_SECONDS)
         fix.label = label_of(fix)
         self.tried.append(model_candidate(diagnosis))
-        self.labels.append(fix.label)
+        if fix.label == Label.PASSES_YOUR_TESTS:
+            self.passed.append(self.tried[-1])
         return tried_text(fix)
-
-    def passed_tests(self) -> list[Candidate]:
-        """The changes `try` ran that passed the program's tests, in order."""
-        return [c for c, label in zip(self.tried, self.labels) if label == Label.PASSES_YOUR_TESTS]
 
 
 def tried_text(fix: Fix) -> str:
