@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import say
 
 TEST_TIMEOUT = 60.0  # seconds for a case's test_cmd
 
@@ -104,7 +105,7 @@ def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float, turn
                 elapsed = time.monotonic() - started
                 eta = elapsed / done * (len(work) - done)
                 r = records[-1]
-                print(f"autodbg bench: {done}/{len(work)} {r['case']}: {r['status']}, line "
+                say(f"autodbg bench: {done}/{len(work)} {r['case']}: {r['status']}, line "
                       f"{'hit' if r['root_cause_hit'] else 'miss'}, fix {'hit' if r['fix_hit'] else 'miss'}, "
                       f"{r['seconds'] if r['seconds'] is not None else '-'} s; ETA {eta:.0f} s", file=sys.stderr, flush=True)
     return records

@@ -7,7 +7,7 @@ import os
 import sys
 
 from autodbg.errors import AutodbgError
-from autodbg.textsafe import terminal_safe
+from autodbg.textsafe import say
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,17 +41,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args) or 0
     except AutodbgError as exc:
-        print(terminal_safe(f"autodbg: {exc}"), file=sys.stderr)
+        say(f"autodbg: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("autodbg: interrupted", file=sys.stderr)
+        say("autodbg: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `autodbg status | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exiting flushes nowhere, quietly
         return 141  # as a shell reports a process killed by SIGPIPE
     except OSError as exc:  # a cache dir that is a file, a full disk, a folder not yours: the user's to fix
         where = f"{exc.filename}: " if exc.filename else ""
-        print(terminal_safe(f"autodbg: {where}{exc.strerror or exc}"), file=sys.stderr)
+        say(f"autodbg: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug or a broken install: still one line, unless asked for more
         from autodbg.settings import debug
@@ -59,5 +59,5 @@ def main(argv: list[str] | None = None) -> int:
         if debug():
             raise
         message = " ".join(str(exc).split())
-        print(terminal_safe(f"autodbg: internal error: {type(exc).__name__}: {message}"), file=sys.stderr)
+        say(f"autodbg: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import say
 from autodbg.fix.lines import python_lines, replace_lines
 
 CRASH_KINDS = ("exception", "assertion", "hang")
@@ -332,10 +333,10 @@ def verify_main(roots: list[Path], pattern: str | None = None, jobs: int = 1) ->
         for case, problems in zip(cases, pool.map(verify_case, cases)):
             if problems:
                 failed += 1
-                print(f"FAIL {case.rel}: {'; '.join(problems)}", flush=True)
+                say(f"FAIL {case.rel}: {'; '.join(problems)}", flush=True)
             else:
-                print(f"ok  {case.rel}", flush=True)
-    print(f"{len(cases) - failed} passed, {failed} failed")
+                say(f"ok  {case.rel}", flush=True)
+    say(f"{len(cases) - failed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
 
@@ -355,5 +356,5 @@ if __name__ == "__main__":
     try:
         sys.exit(verify_main(args.roots, args.pattern, args.jobs))
     except AutodbgError as exc:
-        print(f"autodbg: {exc}", file=sys.stderr)
+        say(f"autodbg: {exc}", file=sys.stderr)
         sys.exit(2)

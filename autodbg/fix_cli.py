@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import say
 
 
 def register(sub) -> None:
@@ -40,7 +41,7 @@ def fix_command(args) -> int:
     patch = Patch.from_json(data["patch"])
     if args.patch:
         write_private(Path(args.patch), patch.diff)
-        print(f"autodbg: wrote the change to {args.patch}; apply it in {patch.root} with `patch -p1 < {args.patch}`")
+        say(f"autodbg: wrote the change to {args.patch}; apply it in {patch.root} with `patch -p1 < {args.patch}`")
         return 0
     console = make_console(file=sys.stdout)
     heading, style = HEADINGS[patch.label]
@@ -49,12 +50,12 @@ def fix_command(args) -> int:
         console.print(line)
     if not args.yes:
         if not (is_tty(sys.stdin) and is_tty(sys.stderr)):
-            print("autodbg: not applied: no terminal to ask in (`autodbg fix --yes` applies it, "
+            say("autodbg: not applied: no terminal to ask in (`autodbg fix --yes` applies it, "
                   "`--patch FILE` writes it)", file=sys.stderr)
             return 1
         if not ask_yes(f"Apply this change ({patch.label}) to {patch.path}? [y/N] "):
-            print("autodbg: not applied", file=sys.stderr)
+            say("autodbg: not applied", file=sys.stderr)
             return 1
     apply_patch(patch)
-    print(f"autodbg: applied the change to {patch.file}")
+    say(f"autodbg: applied the change to {patch.file}")
     return 0

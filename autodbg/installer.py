@@ -21,7 +21,7 @@ from autodbg import _boot
 from autodbg.errors import AutodbgError
 from autodbg.files import write_shared
 from autodbg.terminal import is_tty
-from autodbg.textsafe import terminal_safe
+from autodbg.textsafe import say, terminal_safe
 
 # One source of truth, sitecustomize_template/sitecustomize.py: this path is a symlink to it in
 # the checkout, and the wheel holds the file itself.
@@ -84,11 +84,11 @@ def install(args) -> int:
                            f"install it there first: {venv.python} -m pip install autodbg")
     _write(venv.marker, "Written by `autodbg install`: enables autodbg here. "
                         "`autodbg uninstall` removes it.\n")
-    print(f"autodbg: enabled the crash hook in {venv.prefix} (wrote {venv.marker})")
+    say(f"autodbg: enabled the crash hook in {venv.prefix} (wrote {venv.marker})")
     if args.sitecustomize:
         _install_sitecustomize(venv)
     venv_flag = f" --venv {args.venv}" if args.venv else ""
-    print(f"autodbg: undo with `autodbg uninstall{venv_flag}`; AUTODBG=0 turns it off for one run")
+    say(f"autodbg: undo with `autodbg uninstall{venv_flag}`; AUTODBG=0 turns it off for one run")
     _offer_model()
     return 0
 
@@ -98,22 +98,22 @@ def uninstall(args) -> int:
     did = False
     if venv.marker.exists():
         _remove(venv.marker)
-        print(f"autodbg: disabled the crash hook in {venv.prefix} (removed {venv.marker})")
+        say(f"autodbg: disabled the crash hook in {venv.prefix} (removed {venv.marker})")
         did = True
     if _is_ours(venv.sitecustomize):
         _remove(venv.sitecustomize)
-        print(f"autodbg: removed {venv.sitecustomize}")
+        say(f"autodbg: removed {venv.sitecustomize}")
         if venv.previous_sitecustomize.exists():
             os.replace(venv.previous_sitecustomize, venv.sitecustomize)
-            print(f"autodbg: restored the previous {venv.sitecustomize}")
+            say(f"autodbg: restored the previous {venv.sitecustomize}")
         _remove_compiled(venv)
         did = True
     if not did and not args.all:
-        print(f"autodbg: the crash hook was not enabled in {venv.prefix}; nothing to do")
+        say(f"autodbg: the crash hook was not enabled in {venv.prefix}; nothing to do")
     if args.all:
         _remove_package(venv)
     elif venv.pth.is_file():
-        print("autodbg: the package stays installed; `autodbg uninstall --all` removes it too")
+        say("autodbg: the package stays installed; `autodbg uninstall --all` removes it too")
     return 0
 
 
@@ -132,7 +132,7 @@ def _remove_compiled(venv: Venv) -> None:
 def _remove_package(venv: Venv) -> None:
     """pip uninstall autodbg, in VENV: the hook's .pth files, the package, its scripts."""
     if not venv.pth.is_file():
-        print(f"autodbg: the package is not installed in {venv.prefix}")
+        say(f"autodbg: the package is not installed in {venv.prefix}")
         return
     try:
         done = subprocess.run([venv.python, "-m", "pip", "uninstall", "--yes", "--quiet", "autodbg"],
@@ -143,7 +143,7 @@ def _remove_package(venv: Venv) -> None:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise AutodbgError(f"pip could not remove autodbg from {venv.prefix}: {last} "
                            "(remove it with the tool that installed it)")
-    print(f"autodbg: removed the package from {venv.prefix}")
+    say(f"autodbg: removed the package from {venv.prefix}")
 
 
 def status(args) -> int:
@@ -159,11 +159,11 @@ def status(args) -> int:
     rows.append(_model_row())
     rows += _setting_rows()
     rows += _probe_rows()
-    print(f"autodbg in {venv.prefix} ({venv.python})")
+    say(f"autodbg in {venv.prefix} ({venv.python})")
     what_width = max(len(what) for what, _, _ in rows)
     state_width = max(len(state) for _, state, _ in rows)
     for what, state, why in rows:
-        print(f"  {what:<{what_width}}  {state:<{state_width}}  {why}")
+        say(f"  {what:<{what_width}}  {state:<{state_width}}  {why}")
     return 0
 
 
@@ -232,8 +232,8 @@ def _install_sitecustomize(venv: Venv) -> None:
             _remove(target)
         raise
     if theirs:
-        print(f"autodbg: moved the venv's own {target.name} to {kept}; autodbg's runs it first")
-    print(f"autodbg: wrote {target}")
+        say(f"autodbg: moved the venv's own {target.name} to {kept}; autodbg's runs it first")
+    say(f"autodbg: wrote {target}")
 
 
 def _check_imported(venv: Venv, target: Path) -> None:
@@ -333,16 +333,16 @@ def _offer_model() -> None:
 
     missing = missing_local_engine()
     if missing:
-        print(f"autodbg: {missing}")
+        say(f"autodbg: {missing}")
         return
     cache = download.hub_cache(settings.model_cache)
     if download.local_path(model, cache) is not None:
-        print(f"autodbg: model {model.id} is here already")
+        say(f"autodbg: model {model.id} is here already")
         return
     pull = f"autodbg model pull {model.id}"
     can_ask = is_tty(sys.stdin) and is_tty(sys.stdout)
     if model.package or settings.download is False or (settings.download is None and not can_ask):
-        print(f"autodbg: {download.missing(model)}")
+        say(f"autodbg: {download.missing(model)}")
         return
     if settings.download is None:  # asked; AUTODBG_DOWNLOAD=1 downloads without asking
         try:
@@ -350,13 +350,13 @@ def _offer_model() -> None:
         except EOFError:
             answer = "n"
         if answer.strip().lower() not in ("", "y", "yes"):
-            print(f"autodbg: later, `{pull}` downloads it")
+            say(f"autodbg: later, `{pull}` downloads it")
             return
     try:
         path = download.pull(model, cache)
     except AutodbgError as exc:
         raise AutodbgError(f"{exc} (the crash hook is enabled; retry with `{pull}`)") from None
-    print(f"autodbg: model saved to {path}")
+    say(f"autodbg: model saved to {path}")
 
 
 def _write(path: Path, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import say
 
 
 def register(sub) -> None:
@@ -33,15 +34,15 @@ def list_models(args) -> int:
                      "-" if here is None else "package" if spec.package else "yes", spec.note))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
-        print("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths)), row[4]]))
-    print(f"* default; pick another with AUTODBG_MODEL=ID. Downloads go to {cache}")
+        say("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths)), row[4]]))
+    say(f"* default; pick another with AUTODBG_MODEL=ID. Downloads go to {cache}")
     return 0
 
 
 def pull(args) -> int:
     from autodbg.llm import download
 
-    print(download.pull(_spec(args.id), _cache()))
+    say(download.pull(_spec(args.id), _cache()))
     return 0
 
 
@@ -52,14 +53,14 @@ def path(args) -> int:
     found = local_path(spec, _cache())
     if found is None:
         raise missing(spec)
-    print(found)
+    say(found)
     return 0
 
 
 def remove(args) -> int:
     from autodbg.llm import download
 
-    print(f"removed {download.remove(_spec(args.id), _cache())}")
+    say(f"removed {download.remove(_spec(args.id), _cache())}")
     return 0
 
 
@@ -67,7 +68,7 @@ def verify(args) -> int:
     from autodbg.llm import download
 
     spec = _spec(args.id)
-    print(f"{spec.id}: sha256 ok ({download.verify(spec, _cache())})")
+    say(f"{spec.id}: sha256 ok ({download.verify(spec, _cache())})")
     return 0
 
 

@@ -29,7 +29,7 @@ from autodbg.llm.model import EngineError, Model
 from autodbg.crash import CrashSession
 from autodbg.evidence import unraised_dossier
 from autodbg.records import Dossier, Hang, Label, ModelInfo, Patch, Probe, Result, Step, Turn
-from autodbg.report import EvidenceView, Progress, SearchView, SummaryView, VerdictView, WhereView, make_console
+from autodbg.report import EvidenceView, Progress, SearchView, SummaryView, VerdictView, WhereView, make_console, quoted
 from autodbg.settings import Settings, debug, load_settings
 from autodbg.terminal import is_tty
 from autodbg.textsafe import terminal_safe
@@ -454,7 +454,7 @@ def transcript(console, verbose: bool, on_step: Callable[[Step], None]):
     if verbose:
         def show(turn: Turn | None):
             if turn is not None:
-                console.print(Text(terminal_safe(f"Thought: {turn.thought}\n(autodbg) {turn.command}\n{turn.output}\n")))
+                console.print(Text(terminal_safe(f"Thought: {quoted(turn.thought)}\n(autodbg) {turn.command}\n{turn.output}\n")))
         yield show
         return
 

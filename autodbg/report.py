@@ -49,10 +49,10 @@ class EvidenceView:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         d = self.dossier
         yield Rule(Text(self.title, style="bold"), style="red")
-        yield Text(d.exception.title, style="bold red")
+        yield Text(quoted(d.exception.title), style="bold red")
         if len(d.chain) > 1:
             for link in d.chain:
-                yield Text(f"  #{link.index} {link.title}  ({link.relation})", style="dim")
+                yield Text(quoted(f"  #{link.index} {link.title}  ({link.relation})"), style="dim")
         for frame in d.frames:
             yield Text("")
             yield from frame_view(frame)
@@ -60,12 +60,12 @@ class EvidenceView:
             yield Text("")
             yield Text("where the values came from (read from the source, no model):", style="bold")
             for origin in d.origins:
-                yield Text.assemble("  ", (origin.via, "cyan"), f" ← {file_line(origin.display_file, origin.line)}: ", origin.code)
+                yield Text.assemble("  ", (origin.via, "cyan"), f" ← {file_line(origin.display_file, origin.line)}: ", quoted(origin.code))
         if d.replays:
             yield Text("")
             yield Text("what the failing line's calls did (run again in a sandboxed copy, no model):", style="bold")
             for replay in d.replays:
-                yield Text.assemble("  ", (replay.call, "cyan"), ": ", replay.history)
+                yield Text.assemble("  ", (replay.call, "cyan"), ": ", quoted(replay.history))
         folded = []
         if d.folded_user_frames:
             folded.append(f"{d.folded_user_frames} more user frames")
@@ -87,14 +87,14 @@ def frame_view(frame: FrameEvidence) -> RenderResult:
     if frame.line_values:
         yield Text("  values on this line:", style="bold")
         for item in frame.line_values:
-            yield Text.assemble("    ", (item.expr, "cyan"), " = ", item.value)
+            yield Text.assemble("    ", (item.expr, "cyan"), " = ", quoted(item.value))
     for called in frame.called_functions:
         yield Text(f"  called on this line: {called.name} ({file_line(called.display_file, called.line)})", style="bold")
         yield source_block(called.lines, called.line)
     if frame.locals:
         shown = ", ".join(f"{k} = {v}" for k, v in frame.locals.items())
         more = f" (+{frame.locals_cut} more)" if frame.locals_cut else ""
-        yield Text.assemble(("  other locals: ", "bold"), shown + more)
+        yield Text.assemble(("  other locals: ", "bold"), quoted(shown + more))
 
 
 class WhereView:
@@ -111,7 +111,7 @@ class WhereView:
         locks = {wait.thread: wait for wait in h.locks}
         for thread in h.threads:
             innermost = thread.frames[0] if thread.frames else "?"
-            yield Text.assemble(f"  {thread.thread}: ", (innermost, "bold"), "   ", thread.code)
+            yield Text.assemble(quoted(f"  {thread.thread}: "), (quoted(innermost), "bold"), "   ", quoted(thread.code))
             if thread.awaits:
                 yield Text(f"    awaits {thread.awaits}")
             wait = locks.get(thread.thread)
@@ -121,13 +121,13 @@ class WhereView:
         loop = h.loop
         if loop is not None:
             position = f"  (iteration {loop.iteration:,} of {loop.total:,})" if loop.iteration is not None else ""
-            yield Text.assemble("  in the loop ", (file_line(loop.display_file, loop.line), "bold"), ": ", loop.header, position)
+            yield Text.assemble("  in the loop ", (file_line(loop.display_file, loop.line), "bold"), ": ", quoted(loop.header), position)
             if loop.values:
-                yield Text("    " + ", ".join(f"{k} = {v}" for k, v in loop.values.items()))
+                yield Text(quoted("    " + ", ".join(f"{k} = {v}" for k, v in loop.values.items())))
         r = h.recursion
         if r is not None:
             same = ", ".join(f"{k} = {v}" for k, v in r.unchanged.items())
-            yield Text(f"  in a recursion: {r.function}() {r.depth} calls deep" + (f"; always {same}" if same else ""))
+            yield Text(quoted(f"  in a recursion: {r.function}() {r.depth} calls deep" + (f"; always {same}" if same else "")))
 
 
 class VerdictView:
@@ -139,13 +139,13 @@ class VerdictView:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         h = self.hang
-        yield Text(f"  {h.verdict}", style="bold red" if h.stuck else "dim")
+        yield Text(quoted(f"  {h.verdict}"), style="bold red" if h.stuck else "dim")
         if not (h.stuck and self.verbose):  # where each thread was is above; their whole stacks only on request
             return
         for thread in h.threads:
             yield Text(f"  {thread.thread}:", style="bold")
             for frame in thread.frames:
-                yield Text(f"    {frame}")
+                yield Text(quoted(f"    {frame}"))
 
 
 class SearchView:
@@ -199,7 +199,7 @@ class SummaryView:
         yield Rule(Text(f"autodbg · {title}", style="bold"), style="red", align="left")
         from_diagnosis = diagnosis is not None and diagnosis.fix is not None and patch is not None and patch.edit == diagnosis.fix.edit
         if diagnosis is not None:
-            yield Text(diagnosis.root_cause)
+            yield Text(quoted(diagnosis.root_cause))
         if patch is not None and not from_diagnosis:
             yield Text("Found by trying small changes in a sandbox, no model:")
         elif diagnosis is None:
@@ -215,7 +215,7 @@ class SummaryView:
             elif fix is not None and fix.trial is not None:
                 yield trial_line(fix.trial)
             elif fix is not None and fix.outcome is not None:
-                yield Text(fix.outcome, style="yellow")
+                yield Text(quoted(fix.outcome), style="yellow")
         elif diagnosis is not None and diagnosis.fix is not None and diagnosis.fix.usable:
             fix = diagnosis.fix  # a change that did not run to the end: listed apart, never offered to apply
             yield Text(file_line(diagnosis.display_file, diagnosis.line), style="bold")
@@ -229,7 +229,7 @@ class SummaryView:
         elif diagnosis is not None:
             yield Text(file_line(diagnosis.display_file, diagnosis.line), style="bold")
             problem = diagnosis.fix.problem if diagnosis.fix is not None else None
-            yield Text(f"No checked fix ({problem or 'the model gave none'}).", style="yellow")
+            yield Text(quoted(f"No checked fix ({problem or 'the model gave none'})."), style="yellow")
         if self.verbose:
             evidence = [t for t in r.transcript if t.valid and t.command != "done"]
             for turn in evidence:
@@ -249,7 +249,7 @@ class SummaryView:
 
     def evidence_only(self) -> RenderResult:
         if self.reason:  # last: why no model answered (none was set, it could not load, Ctrl-C...)
-            yield Text(terminal_safe(f"autodbg: evidence only ({self.reason})"), style="dim")
+            yield Text(quoted(terminal_safe(f"autodbg: evidence only ({self.reason})")), style="dim")
 
 
 def diff_lines(diff: str) -> RenderResult:
@@ -271,15 +271,24 @@ def supporting_evidence(result: Result) -> RenderResult:
     crash = next((f for f in d.frames if f.is_crash_frame), None)
     read = [v for v in crash.line_values if not v.value.startswith("!")] if crash is not None else []  # the traceback says what failed
     if read:
-        values = " · ".join(f"{v.expr} = {shorten(v.value, SHORT_VALUE)}" for v in read[:3])
+        values = quoted(" · ".join(f"{v.expr} = {shorten(v.value, SHORT_VALUE)}" for v in read[:3]))
         yield Text.assemble("  ", (file_line(crash.display_file, crash.line), "bold"), ": ", values)
     edit = result.patch.edit if result.patch is not None else None
     named = [o for o in d.origins if edit is not None and o.file == edit.file and edit.first <= o.line <= edit.last]
     nearest = {o.via: o for o in reversed([o for o in d.origins if o.depth == 0])}  # each name's first origin
     for origin in (named or list(nearest.values())[::-1])[:3]:
-        yield Text.assemble("  ", (origin.via, "cyan"), f" ← {file_line(origin.display_file, origin.line)}: ", origin.code.strip())
+        yield Text.assemble("  ", (origin.via, "cyan"), f" ← {file_line(origin.display_file, origin.line)}: ", quoted(origin.code.strip()))
     for replay in d.replays[:1]:
-        yield Text.assemble("  ", (replay.call, "cyan"), ": ", shorten(replay.history, SHORT_REPLAY))
+        yield Text.assemble("  ", (replay.call, "cyan"), ": ", quoted(shorten(replay.history, SHORT_REPLAY)))
+
+
+QUOTE_GUTTER = "\n    ┊ "  # before each later line of text a program or the model wrote
+
+
+def quoted(text: str) -> str:
+    """TEXT a program or the model wrote, its later lines behind a gutter, so no line of theirs can
+    pass for a rule, heading or label of autodbg's own (those start at the left edge)."""
+    return text.replace("\n", QUOTE_GUTTER)
 
 
 def shorten(text: str, limit: int) -> str:

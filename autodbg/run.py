@@ -11,7 +11,7 @@ import os
 import sys
 
 from autodbg.errors import AutodbgError
-from autodbg.textsafe import terminal_safe
+from autodbg.textsafe import say
 
 HISTORY_LINES = 1000  # of the prompt's history kept between sessions
 
@@ -120,7 +120,7 @@ def interact(session) -> None:
     and echoed."""
     tty = sys.stdin.isatty()
     readline = _readline_with_history() if tty else None
-    print("autodbg: interactive post-mortem; `help` lists the commands, `quit` leaves.")
+    say("autodbg: interactive post-mortem; `help` lists the commands, `quit` leaves.")
     last = ""
     try:
         while True:
@@ -132,11 +132,11 @@ def interact(session) -> None:
                     if not line:
                         break
                     line = line.strip()
-                    print(f"(autodbg) {line}")
+                    say(f"(autodbg) {line}")
             except EOFError:
                 break
             except KeyboardInterrupt:
-                print()
+                say("")
                 continue
             if not line.strip():
                 if not (tty and last):
@@ -145,7 +145,7 @@ def interact(session) -> None:
             last = line
             result = session.execute(line)
             if result.output:
-                print(terminal_safe(result.output))
+                say(result.output)
             if result.ends_session:
                 break
             sys.stdout.flush()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import sys
 from collections.abc import Callable
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi marks, embeddings, overrides
@@ -23,6 +24,12 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029
 def terminal_safe(text: str) -> str:
     """TEXT with every control character and escape-sequence introducer made visible."""
     return _UNSAFE.sub(_visible, text)
+
+
+def say(text: str, file=None) -> None:
+    """Print TEXT made terminal-safe: the one way autodbg's own lines reach a terminal (FILE, else
+    stdout), so a path, a setting or a server's message it quotes cannot send escape sequences."""
+    print(terminal_safe(text), file=sys.stdout if file is None else file, flush=True)
 
 
 def _visible(match: re.Match) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autodbg.errors import AutodbgError
+from autodbg.textsafe import say
 
 
 def register(sub) -> None:
@@ -33,16 +34,16 @@ def trust(args) -> int:
     if args.list:
         projects = settings.trusted_projects()
         for pyproject, digest in sorted(projects.items()):
-            print(f"{pyproject}  {_state(Path(pyproject), digest)}")
+            say(f"{pyproject}  {_state(Path(pyproject), digest)}")
         if not projects:
-            print("autodbg: no project is trusted")
+            say("autodbg: no project is trusted")
         return 0
     if args.remove is not None:
-        print(f"autodbg: no longer trusting {settings.distrust_project(args.remove)}")
+        say(f"autodbg: no longer trusting {settings.distrust_project(args.remove)}")
         return 0
     pyproject, table = settings.trust_project(args.path)
     sets = ", ".join(table) or "nothing yet"
-    print(f"autodbg: trusted {pyproject}: its [tool.autodbg] may set every setting while it stays as it is now "
+    say(f"autodbg: trusted {pyproject}: its [tool.autodbg] may set every setting while it stays as it is now "
           f"(it sets {sets})")
     return 0
 

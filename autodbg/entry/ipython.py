@@ -44,9 +44,11 @@ def show_and_investigate(shell, etype, value, tb, tb_offset=None):
 
 def autodbg_magic(line: str = "") -> None:
     """%autodbg: investigate the last exception (sys.last_value); `%autodbg -v` shows all the evidence."""
+    from autodbg.textsafe import say
+
     exc = getattr(sys, "last_value", None)
     if exc is None:
-        print("autodbg: no exception to investigate yet")
+        say("autodbg: no exception to investigate yet")
         return
     investigate(exc, verbose=line.split() == ["-v"])
 
@@ -59,12 +61,13 @@ def investigate(exc: BaseException, verbose: bool = False) -> None:
     from autodbg.pipeline import handle_crash
     from autodbg.report import make_console
     from autodbg.settings import load_settings
+    from autodbg.textsafe import say
 
     try:
         settings = load_settings()
         handle_crash(exc, console=make_console(file=sys.stdout),
                      settings=dataclasses.replace(settings, verbose=True) if verbose else settings)
     except AutodbgError as err:
-        print(f"autodbg: {err}")
+        say(f"autodbg: {err}")
     except Exception as err:  # the notebook goes on
-        print(f"autodbg: internal error: {type(err).__name__}: {' '.join(str(err).split())}")
+        say(f"autodbg: internal error: {type(err).__name__}: {' '.join(str(err).split())}")

@@ -151,6 +151,7 @@ def investigate(exc: BaseException, seconds: float, width: int, without_model: s
     from autodbg.pipeline import handle_crash
     from autodbg.report import make_console
     from autodbg.settings import load_settings
+    from autodbg.textsafe import say
 
     out = io.StringIO()
     try:
@@ -161,7 +162,7 @@ def investigate(exc: BaseException, seconds: float, width: int, without_model: s
                      interrupted_by=f"--autodbg-hang-after {exc.seconds:g}" if hang_timeout else "Ctrl-C",
                      threads=exc.threads if hang_timeout else None)
     except AutodbgError as err:
-        out.write(f"autodbg: {err}\n")
+        say(f"autodbg: {err}", file=out)
     except Exception as err:  # never the test's outcome: one line instead
-        out.write(f"autodbg: internal error: {type(err).__name__}: {' '.join(str(err).split())}\n")
+        say(f"autodbg: internal error: {type(err).__name__}: {' '.join(str(err).split())}", file=out)
     return out.getvalue()

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from autodbg.llm.model import Completion, EngineError, Model
+from autodbg.textsafe import say
 
 GRAMMAR_CHECK = 'root ::= "autodbg-ok"'  # a server that applies grammars can only answer this
 UNREPORTED_CONTEXT = 2048  # llama_cpp.server's default --n_ctx; what we assume when nothing says
@@ -214,7 +215,7 @@ class RemoteEngine(Model):
         data = None if body is None else json.dumps(body).encode()
         if self.verbose:
             shown = "" if data is None else " " + data.decode()  # whole: what leaves the machine, exactly
-            print(f"autodbg: sent to the model server: {method} {self._url(path)}{shown}", file=sys.stderr)
+            say(f"autodbg: sent to the model server: {method} {self._url(path)}{shown}", file=sys.stderr)
         headers = {"Accept": "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json"
