@@ -88,6 +88,20 @@ def test_the_right_fix_passes_every_case_and_a_nudged_constant_breaks_them(proje
     assert (project / "shop" / "pricing.py").read_text() == PRICING  # judged on a copy, never the user's files
 
 
+def test_a_test_module_that_could_not_import_and_now_runs_is_judged_by_its_tests(project):
+    (project / "shop" / "pricing.py").write_text(PRICING.replace("def total(prices, percent):", "def total(prices, percent:"))
+    tests = find_tests(str(project / "shop" / "pricing.py"), [])
+    before = run_tests(tests, None, 60)
+    assert before == {"::tests.test_pricing": False}  # the collection error, pytest's one entry for the module
+    syntax = Edit(file=str(project / "shop" / "pricing.py"), first=5, last=5, replacement="def total(prices, percent):\n",
+                  origin="model")
+    collected = judge_change(tests, syntax, before, 60)
+    assert collected.still_failing == ["tests.test_pricing"] and not collected.fixed  # it imports; 2 of its cases still fail
+    both = Edit(file=syntax.file, first=2, last=5, replacement=RIGHT + "\n\n" + syntax.replacement, origin="model")
+    fixed = judge_change(tests, both, before, 60)
+    assert fixed.fixed == ["tests.test_pricing"] and not fixed.still_failing and fixed.holds
+
+
 def test_labels_say_only_what_was_run_and_seen(project):
     tests = find_tests(str(project / "shop" / "pricing.py"), [])
     before = run_tests(tests, None, 60)

@@ -122,8 +122,22 @@ def judge_change(tests: Tests, change: Edit, before: dict[str, bool] | str, budg
         return Judgement(tests=shown, passed_before=0, kept=0, broken=[], fixed=[], still_failing=[], detail=after)
     passed = [t for t, ok in before.items() if ok]
     failed = [t for t, ok in before.items() if not ok]
+    now = {t: passes_after(t, after) for t in before}
     name = lambda test: test.rsplit("::", 1)[-1]  # noqa: E731
-    return Judgement(tests=shown, passed_before=len(passed), kept=sum(after.get(t, False) for t in passed),
-                     broken=[name(t) for t in passed if not after.get(t, False)][:NAMED_TESTS],
-                     fixed=[name(t) for t in failed if after.get(t, False)][:NAMED_TESTS],
-                     still_failing=[name(t) for t in failed if not after.get(t, False)][:NAMED_TESTS])
+    return Judgement(tests=shown, passed_before=len(passed), kept=sum(now[t] for t in passed),
+                     broken=[name(t) for t in passed if not now[t]][:NAMED_TESTS],
+                     fixed=[name(t) for t in failed if now[t]][:NAMED_TESTS],
+                     still_failing=[name(t) for t in failed if not now[t]][:NAMED_TESTS])
+
+
+def passes_after(test: str, after: dict[str, bool]) -> bool:
+    """Whether TEST (an id of the run before the change) passed in AFTER. A module that could not
+    be collected before is "::module" (pytest's junit entry for it); collected now, its entry is
+    gone and its tests are there instead: it passes when they all do."""
+    if test in after:
+        return after[test]
+    classname, module = test.rsplit("::", 1)
+    if classname:
+        return False
+    held = [ok for t, ok in after.items() if t.split("::")[0] == module or t.startswith(module + ".")]
+    return bool(held) and all(held)
