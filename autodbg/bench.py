@@ -107,7 +107,7 @@ def run_bench(cases, *, model: str, repeat: int, jobs: int, timeout: float, turn
                 r = records[-1]
                 say(f"autodbg bench: {done}/{len(work)} {r['case']}: {r['status']}, line "
                       f"{'hit' if r['root_cause_hit'] else 'miss'}, fix {'hit' if r['fix_hit'] else 'miss'}, "
-                      f"{r['seconds'] if r['seconds'] is not None else '-'} s; ETA {eta:.0f} s", file=sys.stderr, flush=True)
+                      f"{r['seconds'] if r['seconds'] is not None else '-'} s; ETA {eta:.0f} s", file=sys.stderr)
     return records
 
 

@@ -333,9 +333,9 @@ def verify_main(roots: list[Path], pattern: str | None = None, jobs: int = 1) ->
         for case, problems in zip(cases, pool.map(verify_case, cases)):
             if problems:
                 failed += 1
-                say(f"FAIL {case.rel}: {'; '.join(problems)}", flush=True)
+                say(f"FAIL {case.rel}: {'; '.join(problems)}")
             else:
-                say(f"ok  {case.rel}", flush=True)
+                say(f"ok  {case.rel}")
     say(f"{len(cases) - failed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

@@ -469,8 +469,8 @@ asyncio.run(main())
 def test_a_task_exception_never_retrieved_gets_the_evidence(hooked, tmp_path):
     script = tmp_path / "stock.py"
     script.write_text(NEVER_RETRIEVED)
-    run = subprocess.run([sys.executable, str(script)], env=hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_VERBOSE="1"),
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run([sys.executable, script.name], env=hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_VERBOSE="1"),
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)  # short paths: no line wraps
     assert (run.returncode, run.stdout) == (0, "done\n")
     assert run.stderr.startswith("Task exception was never retrieved")
     ours = run.stderr.split("autodbg · evidence", 1)[1]

@@ -439,6 +439,9 @@ def crash_script(tmp_path):
     return path
 
 
+REMOTE_BUDGET = 180  # seconds of autodbg's investigation: two busy cores
+
+
 def crash_with(base_url: str, script, report, **env) -> subprocess.CompletedProcess:
     # The start-up hook as autodbg.pth runs it, from this checkout (as tests/test_hook.py does).
     site_dir = script.parent / "site"
@@ -447,7 +450,7 @@ def crash_with(base_url: str, script, report, **env) -> subprocess.CompletedProc
     return run_py([str(script)], env=clean_env(
         PYTHONPATH=f"{site_dir}{os.pathsep}{REPO}", AUTODBG="1", AUTODBG_ENGINE="remote",
         AUTODBG_BASE_URL=base_url, AUTODBG_REMOTE_MODEL=MODEL, AUTODBG_REPORT=str(report), AUTODBG_TURNS="1",
-        AUTODBG_TIMEOUT="180", **env))  # 180: two busy cores
+        AUTODBG_TIMEOUT=str(REMOTE_BUDGET), **env), timeout=REMOTE_BUDGET + 60)  # autodbg's budget, then its start and exit
 
 
 def test_a_crash_is_investigated_by_the_server_and_nothing_secret_is_sent(server, crash_script, tmp_path):
