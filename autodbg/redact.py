@@ -51,6 +51,7 @@ MAX_NODES = 2000  # values looked at per learn() call (one variable)
 MAX_NODES_PER_CRASH = 20_000  # and in all (about 10 ms)
 MAX_PASSES = 4  # scrubbing repeats until nothing changes (idempotence); one pass when nothing is found
 MAX_REMEMBERED = 4096  # scrubbed texts remembered (forgotten all at once past that)
+MAX_NAMES = 5000  # names of the program's code remembered per crash
 
 # --- names -----------------------------------------------------------------------------------
 
@@ -210,6 +211,7 @@ _NOT_A_VALUE = re.compile(r"[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*
 _MARKER = re.compile(r"(<redacted(?:[ :][^<>\n]{0,60})?>)")
 _PIECE_CHARS = re.compile(r"[^\W_]+")  # letters and digits: what a secret's pieces are matched on
 _NOT_PIECE_CHARS = re.compile(r"[\W_]+")
+_WORD = re.compile(r"\w+")  # a name as code spells it
 
 
 # --- user additions --------------------------------------------------------------------------
@@ -289,6 +291,7 @@ class Redactor:
         self._verdicts: dict[str, bool] = {}  # name -> is_secret(name): the same names come back everywhere
         self._nodes_left = MAX_NODES_PER_CRASH
         self._scrubbed: dict[str, str] = {}  # text -> scrubbed: a report repeats its keys and texts
+        self.names: set[str] = set()  # words the program's code is named by, lower case (learn_names)
 
     def is_secret(self, name: str) -> bool:
         verdict = self._verdicts.get(name)
@@ -339,8 +342,24 @@ class Redactor:
         if issubclass(type(value), (bytes, bytearray)) and (secret or shaped):
             self._add(repr(bytes(value[:MAX_VALUE]))[2:-1])  # as a bytes repr shows it: `\x9f\x01...`
 
+    def learn_names(self, code: types.CodeType) -> None:
+        """The names CODE uses and the words of its file's path. A piece of a secret inside such a
+        word is the program's vocabulary, which its source shows anyway (`def print_results` when
+        the password is `print_results99`; `secret_crash.py`), not a leak: it is left as it is."""
+        names = (code.co_name, *code.co_varnames, *code.co_names, *code.co_freevars, *code.co_cellvars,
+                 *_WORD.findall(code.co_filename))
+        self.absorb_names(names)
+
+    def absorb_names(self, names: Iterable[str]) -> None:
+        """Remember NAMES, what another Redactor learned (a probe's)."""
+        for name in islice(names, max(0, MAX_NAMES - len(self.names))):
+            if type(name) is str:
+                self.names.add(name.lower())
+        self._scrubbed.clear()
+
     def learn_frame(self, frame: types.FrameType) -> None:
-        """The locals of FRAME, and its module's globals (once per module)."""
+        """The locals of FRAME, and its module's globals (once per module), and its code's names."""
+        self.learn_names(frame.f_code)
         namespaces = [_frame_locals(frame)] if frame.f_locals is not frame.f_globals else []
         if id(frame.f_globals) not in self._modules_seen:
             self._modules_seen.add(id(frame.f_globals))
@@ -496,10 +515,23 @@ class Redactor:
 
         out, done = [], 0
         for first, end in spans:
-            out += [text[done:original(first)], REDACTED]
-            done = original(end - 1) + 1
+            first, end = original(first), original(end - 1) + 1
+            if not self._in_names(text, first, end):
+                out += [text[done:first], REDACTED]
+                done = end
         out.append(text[done:])
         return "".join(out)
+
+    def _in_names(self, text: str, first: int, end: int) -> bool:
+        """Whether every word TEXT[FIRST:END] touches is a name of the program's code, and none of
+        them is a learned secret as a whole."""
+        if not self.names:
+            return False
+        while first > 0 and _WORD.match(text, first - 1):
+            first -= 1
+        words = _WORD.findall(text, first, _WORD.match(text, end - 1).end())
+        return all(w.lower() in self.names and "".join(_PIECE_CHARS.findall(w.lower())) not in self.values
+                   for w in words)
 
     def _piece_starts(self, flat: str) -> list[int]:
         """Where a learned piece starts in FLAT, in order. Only every PROBE_STEP-th position is

@@ -26,10 +26,11 @@ def terminal_safe(text: str) -> str:
     return _UNSAFE.sub(_visible, text)
 
 
-def say(text: str, file=None) -> None:
-    """Print TEXT made terminal-safe: the one way autodbg's own lines reach a terminal (FILE, else
-    stdout), so a path, a setting or a server's message it quotes cannot send escape sequences."""
-    print(terminal_safe(text), file=sys.stdout if file is None else file, flush=True)
+def say(text: object, file=None) -> None:
+    """Print TEXT (as print would show it) made terminal-safe: the one way autodbg's own lines reach
+    a terminal (FILE, else stdout), so a path, a setting or a server's message it quotes cannot send
+    escape sequences."""
+    print(terminal_safe(str(text)), file=sys.stdout if file is None else file, flush=True)
 
 
 def _visible(match: re.Match) -> str:

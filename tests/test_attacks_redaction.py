@@ -104,3 +104,30 @@ def test_a_view_that_fails_is_one_line_and_the_rest_still_prints():
     show(console, "search for a fix", lambda: "the next view", Session)
     assert out.getvalue().splitlines() == ["autodbg: the evidence could not be shown (KeyError: '\\x1b[2J<redacted>')",
                                            "the next view"]
+
+
+# The other way: a secret's piece inside the program's own names once redacted them
+# (`def print_results` → `def <redacted>`, `secret_crash.py` → `<redacted>_crash.py`).
+def test_the_programs_own_names_are_kept_where_a_secret_holds_them(tmp_path, hooked):
+    (tmp_path / "secret_crash.py").write_text('''\
+def print_results(results):
+    return results["total"]
+
+
+def main():
+    password = "print_results99"
+    api_key = "secret_crash_2024"
+    print_results({"count": 1, "key": api_key[-4:]})
+
+
+main()
+''')
+    report = tmp_path / "report.json"
+    env = hooked(AUTODBG="1", AUTODBG_MODEL="none", AUTODBG_VERBOSE="1", AUTODBG_REPORT=str(report))
+    status, _, terminal = run_in_terminal([sys.executable, str(tmp_path / "secret_crash.py")], env=env)
+    assert status == 1
+    ours = terminal[terminal.index("autodbg · evidence"):]
+    assert "secret_crash.py" in ours and "print_results(" in ours, ours
+    for text in (ours, report.read_text()):
+        assert "print_results99" not in text and "secret_crash_2024" not in text
+        assert "<redacted>_crash" not in text and "def <redacted>" not in text

@@ -348,3 +348,30 @@ def test_redaction_markers_are_never_learned():
     r.learn("log", "Authorization: Bearer <redacted>]")
     text = "Redactor in autodbg.redact, <redacted str, 3 chars>"
     assert r.values == set() and r.scrub(text) == text
+
+
+# --- the program's own names -------------------------------------------------------------------
+
+def print_results(results):  # named like the password below: the program's vocabulary
+    return results
+
+
+def test_a_piece_of_a_secret_inside_the_programs_own_names_is_kept():
+    r = Redactor()
+    r.learn("password", "print_results99")
+    r.learn("api_key", "secret_crash_key")
+    r.learn_names(print_results.__code__)
+    r.absorb_names(["secret_crash", "py"])  # the words of a file's path, as a probe sends them
+    assert r.scrub("def print_results(results):") == "def print_results(results):"
+    assert r.scrub("File secret_crash.py, line 3") == "File secret_crash.py, line 3"
+    # The secret itself, a word holding it, or a piece inside words the code does not use: redacted.
+    assert r.scrub("login(print_results99)") == f"login({REDACTED})"
+    assert r.scrub("xprint_resultsx") == f"x{REDACTED}x" and r.scrub("tresul") == REDACTED
+    assert r.scrub("key secret_crash_key") == f"key {REDACTED}"
+
+
+def test_a_name_that_is_a_secret_as_a_whole_is_still_redacted():
+    r = Redactor()
+    r.learn("password", "print_results")
+    r.absorb_names(["print_results"])
+    assert r.scrub("def print_results(x):") == f"def {REDACTED}(x):"
