@@ -101,7 +101,7 @@ def handle_crash(exc: BaseException, *, thread_name: str | None = None, session:
                 show(console, "evidence", lambda: EvidenceView(session.scrubbed(result.dossier)), session)
             shown.show(session.scrubbed(result))
             if unraised:
-                reason = "it never ran: no frames to look at"
+                reason = never_ran(result.dossier)
             else:
                 show(console, "search for a fix",
                      lambda: search_fixes(session, result, settings, console, started, shown.on_step), session)
@@ -151,10 +151,24 @@ RAN_TO_END = (Label.PASSES_YOUR_TESTS, Label.STOPS_THE_CRASH, Label.GUARD)
 
 
 def last_report_path() -> Path:
-    """Where the last crash's report goes when AUTODBG_REPORT names no file: `autodbg fix` reads it."""
+    """Where the last crash's report goes when AUTODBG_REPORT names no file (`autodbg fix` reads
+    it); its folder, the user's state dir, made (private) at the first crash."""
     from autodbg.files import last_report_file
 
-    return last_report_file()
+    path = last_report_file()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:  # write_report says why nothing was written
+        pass
+    return path
+
+
+def never_ran(dossier: Dossier) -> str:
+    """Why no frame of the program was looked at, naming the line that does not compile if one does."""
+    if dossier.frames:  # where the SyntaxError points (evidence.unraised_dossier)
+        where = dossier.frames[0]
+        return f"{where.display_file}, line {where.line} does not compile: nothing ran"
+    return "it never ran: no frames to look at"
 
 
 def _unraised(exc: BaseException) -> bool:

@@ -202,7 +202,7 @@ class SummaryView:
             yield Text(quoted(diagnosis.root_cause))
         if patch is not None and not from_diagnosis:
             yield Text("Found by trying small changes in a sandbox, no model:")
-        elif diagnosis is None:
+        elif diagnosis is None and (r.search is not None or not self.reason):  # nothing sought, nothing "not found"
             yield Text("No fix found." if self.reason else "No fix found (the model gave none).", style="yellow")
         if patch is not None:
             yield Text(file_line(patch.path, patch.edit.first), style="bold")

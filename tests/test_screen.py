@@ -173,6 +173,21 @@ def test_autodbg_fix_patch_writes_a_diff_patch_accepts(tmp_path):
     assert run_py([str(proj / "app.py")], cwd=proj, env=clean_env(AUTODBG="0")).stdout == "3 EUR\n"
 
 
+def test_the_first_crash_makes_the_state_dir_and_autodbg_fix_finds_its_report_there(tmp_path):
+    proj, state = tmp_path / "proj", tmp_path / "fresh" / "state"  # not there yet, as on a new machine
+    proj.mkdir()
+    (proj / "app.py").write_text(TYPO)
+    env = clean_env(AUTODBG="1", AUTODBG_MODEL="none", XDG_STATE_HOME=str(state))
+    run = run_py([str(proj / "app.py")], cwd=proj, env=env)
+    assert run.returncode == 1 and "KeyError: 'curency'" in run.stderr
+    assert "cannot write the report" not in run.stderr
+    assert (state / "autodbg" / "last-crash.json").stat().st_mode & 0o777 == 0o600
+    assert (state / "autodbg").stat().st_mode & 0o777 == 0o700
+    done = run_py(["-m", "autodbg", "fix", "--yes"], cwd=proj, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "order['currency']" in (proj / "app.py").read_text()
+
+
 def test_autodbg_fix_without_a_report_is_one_line(tmp_path):
     done = autodbg("fix", cwd=tmp_path, report=tmp_path / "none.json")
     assert done.returncode == 2

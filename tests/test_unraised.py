@@ -24,7 +24,7 @@ def test_a_script_with_a_syntax_error(tmp_path, hooked):
     assert status == 1 and "internal error" not in terminal
     ours = plain(terminal)[plain(terminal).index("autodbg · evidence"):]
     assert "SyntaxError: invalid syntax" in ours and "bad.py:1 in <module>" in ours and "def f(:" in ours
-    assert "autodbg: evidence only (it never ran: no frames to look at)" in ours
+    assert "bad.py, line 1 does not compile: nothing ran)" in " ".join(ours.split())
 
 
 def test_autodbg_run_of_a_script_with_a_syntax_error(tmp_path, hooked):
@@ -34,7 +34,23 @@ def test_autodbg_run_of_a_script_with_a_syntax_error(tmp_path, hooked):
                                           env=hooked(AUTODBG_MODEL="none", AUTODBG_VERBOSE="1"))
     assert status == 1 and "internal error" not in terminal
     ours = plain(terminal)[plain(terminal).index("autodbg · evidence"):]
-    assert "bad.py:1 in <module>" in ours and "it never ran" in ours
+    assert "bad.py:1 in <module>" in ours and "bad.py, line 1 does not compile: nothing ran" in " ".join(ours.split())
+
+
+def test_the_short_screen_of_a_syntax_error_names_the_line_and_python_s_message_stays_python_s(tmp_path, hooked):
+    (tmp_path / "bad.py").write_text(BAD)
+    plain_python = run_in_terminal([sys.executable, str(tmp_path / "bad.py")], env=hooked(AUTODBG="0"))[2]
+    autodbg = Path(sys.executable).with_name("autodbg")
+    status, _, terminal = run_in_terminal([str(autodbg), "run", str(tmp_path / "bad.py")],
+                                          env=hooked(AUTODBG_MODEL="none", TERM="dumb"))
+    shown = plain(terminal)
+    assert status == 1 and shown.startswith(plain_python)  # no frame of autodbg's, as `python bad.py` prints it
+    ours = shown[len(plain_python):].strip().splitlines()
+    assert ours[0].startswith("autodbg · SyntaxError: invalid syntax (bad.py, line 1)")
+    rest = " ".join(" ".join(ours[1:]).split())
+    assert rest.startswith("AUTODBG_VERBOSE=1 shows all the evidence autodbg: evidence only (")
+    assert rest.endswith("bad.py, line 1 does not compile: nothing ran)") and len(ours) <= 5  # the long tmp path wraps
+    assert "No fix found" not in shown  # nothing was sought
 
 
 def test_an_exception_handed_to_the_hook_unraised(tmp_path, hooked):

@@ -69,10 +69,11 @@ def run_script(path: str) -> None:
 
 
 def _without_our_frames(tb):
-    """Drop the leading runpy/autodbg frames so the traceback reads as under plain `python`."""
+    """Drop the leading runpy/autodbg frames so the traceback reads as under plain `python`: none
+    at all when only they ran (a script that does not compile)."""
     ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the autodbg package
     runpy_file = os.path.abspath(runpy.__file__)
-    while tb is not None and tb.tb_next is not None:
+    while tb is not None:
         filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
         if not (filename.startswith(ours + os.sep) or filename == runpy_file or "<frozen runpy>" in filename):
             break
