@@ -354,6 +354,7 @@ def test_a_clean_fix_is_still_verified(scene):
 
 # --- the judge's test runs ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_judges_test_run_cannot_delete_a_users_file(scene):
     (scene.program / "pyproject.toml").write_text("")
     (scene.program / "test_app.py").write_text("from app import share\n\n\ndef test_share():\n    assert share(4, 2) == 2\n")

@@ -382,6 +382,7 @@ def test_patched_os_fork_ends_the_crashed_process(tmp_path):
     assert "x = attack ran" in run.stderr  # the probe ran, through autodbg's own fork
 
 
+@pytest.mark.slow
 def test_frozen_monotonic_hangs_the_hook(tmp_path):
     setup = "time.monotonic = lambda: 1000.0\n"
     started = time.monotonic()

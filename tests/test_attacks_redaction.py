@@ -37,6 +37,7 @@ def crash(tmp_path, hooked, program: str) -> tuple[str, str]:
 
 # A password holding a record's field name or a vocabulary word once made scrubbing rename the
 # record's keys: "autodbg: internal error", no evidence, no report.
+@pytest.mark.slow
 @pytest.mark.parametrize("password", ["MyFunction2024!", "exceptional-99x", "passes4ever!", "display_file9", "ok"])
 def test_a_password_holding_a_field_name_keeps_the_report(tmp_path, hooked, password):
     ours, report = crash(tmp_path, hooked, f'''\

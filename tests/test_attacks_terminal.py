@@ -69,6 +69,7 @@ def test_program_text_cannot_draw_lines_of_autodbg(tmp_path, hooked, verbose):
     assert not any(line.startswith(("Suggested fix", "─── autodbg · fake")) for line in lines), ours
 
 
+@pytest.mark.slow
 def test_every_line_autodbg_prints_itself_goes_through_the_escaping_function():
     """`say` (terminal_safe, then print) is how autodbg writes its own lines: no bare print() and no
     stream .write() of text that did not pass terminal_safe, anywhere in the package. The two

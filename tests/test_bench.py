@@ -66,6 +66,7 @@ def by_case(records):
     return {r["case"]: r for r in records}
 
 
+@pytest.mark.slow
 def test_evidence_only_scores_the_crash_site(tiny_corpus):
     records = by_case(bench.run_bench(corpus.find_cases([tiny_corpus]), model="none", repeat=1, jobs=1, timeout=20))
     assert records["crash-line-bug"]["status"] == "ok" and records["crash-line-bug"]["root_cause_hit"]
@@ -135,6 +136,7 @@ def test_a_hanging_case_is_killed_at_its_timeout(tmp_path):
     assert record["status"] == "timeout"
 
 
+@pytest.mark.slow
 def test_jobs_2_gives_the_same_results_as_jobs_1(tiny_corpus):
     cases = corpus.find_cases([tiny_corpus])
     def strip(records):  # what is timed differs from run to run
@@ -163,6 +165,7 @@ def test_real_tiny_model_case(tiny_corpus, tmp_path, monkeypatch):
     assert sum(call["generated"] for call in record["model_calls"]) == record["tokens"]["generated"]
 
 
+@pytest.mark.slow
 def test_cli_writes_json_and_prints_totals(tiny_corpus, tmp_path):
     out = tmp_path / "out.json"
     run = subprocess.run([sys.executable, "-m", "autodbg", "bench", str(tiny_corpus), "--model", "none",

@@ -114,12 +114,14 @@ def test_buggy_line_must_be_acceptable(tmp_path):
     assert verify(folder) == ["buggy_line is not in acceptable_lines"]
 
 
+@pytest.mark.slow
 def test_hang_case_stopped_by_its_own_sigint(tmp_path):
     folder = make_case(tmp_path / "hang", HANG_PROGRAM, run="timeout -s INT 3 python3 prog.py",
                        **HANG_TRUTH)
     assert verify(folder) == []
 
 
+@pytest.mark.slow
 def test_hang_case_stopped_by_the_verifier_timeout(tmp_path):
     folder = make_case(tmp_path / "endless", HANG_PROGRAM, **HANG_TRUTH)
     start = time.monotonic()

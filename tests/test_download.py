@@ -148,6 +148,7 @@ def hint(reason: str) -> str:
             "the model hub, or set AUTODBG_MODEL=/path/to/model.gguf")
 
 
+@pytest.mark.slow
 def test_first_pull_downloads_shows_progress_and_remembers_the_verification(machine, hub, blob):
     result = machine.autodbg("model", "pull", "tiny")
     path = Path(ok(result))
@@ -161,6 +162,7 @@ def test_first_pull_downloads_shows_progress_and_remembers_the_verification(mach
                                    "mtime_ns": st.st_mtime_ns, "inode": st.st_ino}]
 
 
+@pytest.mark.slow
 def test_autodbg_model_cache_is_where_models_go_instead(machine, hub):
     machine.env["AUTODBG_MODEL_CACHE"] = str(machine.root / "models")
     path = Path(ok(machine.autodbg("model", "pull", "tiny")))
@@ -170,6 +172,7 @@ def test_autodbg_model_cache_is_where_models_go_instead(machine, hub):
     assert ok(machine.ensure()) == str(path)
 
 
+@pytest.mark.slow
 def test_hf_hub_disable_progress_bars_is_honoured(machine, hub):
     machine.env["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
     result = machine.autodbg("model", "pull", "tiny")
@@ -177,6 +180,7 @@ def test_hf_hub_disable_progress_bars_is_honoured(machine, hub):
     assert " MB" not in result.stderr and "MB/s" not in result.stderr
 
 
+@pytest.mark.slow
 def test_once_pulled_nothing_asks_the_hub_or_hashes_again(machine, hub):
     path = ok(machine.autodbg("model", "pull", "tiny"))
     sidecar = next((machine.ours / "verified").glob("*.verified"))
@@ -191,6 +195,7 @@ def test_once_pulled_nothing_asks_the_hub_or_hashes_again(machine, hub):
     assert sidecar.stat().st_mtime_ns == written  # a re-hash would have rewritten it
 
 
+@pytest.mark.slow
 def test_a_changed_file_is_reported_and_pull_repairs_it(machine, hub):
     path = Path(ok(machine.autodbg("model", "pull", "tiny")))
     blob_path = path.resolve()
@@ -220,6 +225,7 @@ def test_a_changed_file_is_reported_and_pull_repairs_it(machine, hub):
     assert ok(machine.autodbg("model", "verify", "tiny")) == f"tiny: sha256 ok ({path})"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pinned", [True, False], ids=["registry-sha256", "hub-etag"])
 def test_a_download_that_does_not_match_is_refused_and_removed(tmp_path, spec, blob, pinned):
     good = hashlib.sha256(blob).hexdigest()
@@ -236,6 +242,7 @@ def test_a_download_that_does_not_match_is_refused_and_removed(tmp_path, spec, b
     assert machine.sidecars() == []
 
 
+@pytest.mark.slow
 def test_hub_down_gives_the_one_line_hint_quickly(tmp_path, spec, blob):
     with FakeHub(REPO_ID, FILE, blob) as hub:
         url = hub.url
@@ -247,11 +254,13 @@ def test_hub_down_gives_the_one_line_hint_quickly(tmp_path, spec, blob):
     assert time.monotonic() - started < 15  # huggingface_hub alone retries for ~20 s
 
 
+@pytest.mark.slow
 def test_a_file_missing_from_the_hub_gives_the_hint(machine, spec):
     machine.set_spec(dataclasses.replace(spec, file="other.gguf"))
     assert one_line_error(machine.autodbg("model", "pull", "tiny")) == "autodbg: " + hint("not on the model hub")
 
 
+@pytest.mark.slow
 def test_two_concurrent_pulls_end_with_one_good_file(tmp_path, spec, blob):
     with FakeHub(REPO_ID, FILE, blob, delay=1.5) as hub:  # the download outlasts both starts
         machine = Machine(tmp_path, spec, hub.url)
@@ -269,6 +278,7 @@ def test_two_concurrent_pulls_end_with_one_good_file(tmp_path, spec, blob):
     assert len(machine.sidecars()) == 1
 
 
+@pytest.mark.slow
 def test_a_crash_without_a_terminal_never_downloads_unless_told_to(machine, hub):
     assert f"autodbg: evidence only ({hint('not downloaded yet')})" in machine.crash().stderr
     assert sum(hub.requests.values()) == 0
@@ -278,6 +288,7 @@ def test_a_crash_without_a_terminal_never_downloads_unless_told_to(machine, hub)
     assert sha256_file(machine.hub / "models--test-org--tiny-GGUF" / "snapshots" / COMMIT / FILE) == machine.spec.sha256
 
 
+@pytest.mark.slow
 def test_in_a_terminal_the_crash_asks_before_downloading(machine, hub, blob):
     question = f"Download tiny ({len(blob) / 1e6:.0f} MB) to {machine.hub}? [y/N] "
     terminal = machine.crash_in_terminal("n\n")
@@ -297,12 +308,14 @@ def test_in_a_terminal_the_crash_asks_before_downloading(machine, hub, blob):
 
 @pytest.mark.parametrize("env, reason", [({"AUTODBG_DOWNLOAD": "0"}, "not downloaded yet, and AUTODBG_DOWNLOAD=0"),
                                          ({"HF_HUB_OFFLINE": "1"}, "not downloaded yet, and HF_HUB_OFFLINE is set")])
+@pytest.mark.slow
 def test_in_a_terminal_no_question_where_no_download_may_happen(machine, hub, env, reason):
     terminal = machine.crash_in_terminal("y\n", **env)
     assert "[y/N]" not in terminal and f"autodbg: evidence only ({hint(reason)})" in terminal
     assert sum(hub.requests.values()) == 0
 
 
+@pytest.mark.slow
 def test_a_copy_in_the_hugging_face_cache_is_used_not_downloaded_again(machine, hub):
     fetch = ("from huggingface_hub import hf_hub_download; "
              f"print(hf_hub_download({REPO_ID!r}, {FILE!r}, revision={COMMIT!r}))")
@@ -324,6 +337,7 @@ def test_an_unusable_cache_is_one_line(machine, unusable):
     assert "Not a directory" in error and "internal error" not in error, error
 
 
+@pytest.mark.slow
 def test_rm_deletes_our_copy(machine):
     path = Path(ok(machine.autodbg("model", "pull", "tiny")))
     blob_path = path.resolve()

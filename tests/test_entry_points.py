@@ -47,6 +47,7 @@ def pytest_run(tmp_path, *args, input=None, **env):
                   env=clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), **env), input=input)
 
 
+@pytest.mark.slow
 def test_pytest_without_the_flag_is_unchanged(tmp_path):
     run = pytest_run(tmp_path, AUTODBG_MODEL="none")
     without = pytest_run(tmp_path, "-p", "no:autodbg", AUTODBG_MODEL="none")
@@ -54,6 +55,7 @@ def test_pytest_without_the_flag_is_unchanged(tmp_path):
     assert "- autodbg -" not in run.stdout and "autodbg ·" not in run.stdout and run.stderr == without.stderr == ""
 
 
+@pytest.mark.slow
 def test_pytest_autodbg_adds_a_section_and_keeps_the_outcome(tmp_path):
     plain = pytest_run(tmp_path, AUTODBG_MODEL="none")
     run = pytest_run(tmp_path, "--autodbg", AUTODBG_MODEL="none", AUTODBG_REPORT=str(tmp_path / "r.json"))
@@ -70,6 +72,7 @@ def test_pytest_autodbg_adds_a_section_and_keeps_the_outcome(tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["dossier"]["assertion"] is True
 
 
+@pytest.mark.slow
 def test_pytest_budget_and_quiet(tmp_path):
     run = pytest_run(tmp_path, "--autodbg", "--autodbg-max", "1", "-q", AUTODBG_MODEL="none")
     assert run.returncode == 1
@@ -77,12 +80,14 @@ def test_pytest_budget_and_quiet(tmp_path):
     assert "autodbg: 1 more failures not investigated (--autodbg-max / --autodbg-seconds)" in run.stdout
 
 
+@pytest.mark.slow
 def test_pytest_setting_in_pyproject_turns_it_on(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.autodbg]\npytest = true\nmodel = \"none\"\n")
     run = pytest_run(tmp_path, "-x")
     assert run.returncode == 1 and run.stdout.count("- autodbg -") == 1  # -x: stops at the first failure
 
 
+@pytest.mark.slow
 def test_pytest_a_broken_setting_is_a_warning_not_a_failure(tmp_path):
     run = pytest_run(tmp_path, "--autodbg", AUTODBG_MODEL="none", AUTODBG_TURNS="many")
     assert run.returncode == 1
@@ -95,6 +100,7 @@ def sections(stdout: str) -> list[str]:
     return [re.split(r"\n(?:_{3,}|={3,}|-{3,}) ", part.split("\n", 1)[1])[0] for part in stdout.split("- autodbg -")[1:]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [(), ("--autodbg-workers",)], ids=["evidence in workers", "--autodbg-workers"])
 def test_pytest_xdist_workers_sections_reach_the_terminal(tmp_path, workers):
     pytest.importorskip("xdist")
@@ -107,6 +113,7 @@ def test_pytest_xdist_workers_sections_reach_the_terminal(tmp_path, workers):
     assert all(f"autodbg: evidence only ({reason})" in " ".join(s.split()) for s in (first, second))
 
 
+@pytest.mark.slow
 def test_pytest_xdist_budget_is_counted_at_the_terminal(tmp_path):
     pytest.importorskip("xdist")
     run = pytest_run(tmp_path, "--autodbg", "--autodbg-max", "1", "-n", "1", AUTODBG_MODEL="none")
@@ -114,6 +121,7 @@ def test_pytest_xdist_budget_is_counted_at_the_terminal(tmp_path):
     assert "autodbg: 1 more failures not investigated (--autodbg-max / --autodbg-seconds)" in run.stdout
 
 
+@pytest.mark.slow
 def test_pytest_section_follows_the_terminal_width(tmp_path):
     run = pytest_run(tmp_path, "--autodbg", AUTODBG_MODEL="none", COLUMNS="64")
     for section in sections(run.stdout):
@@ -121,6 +129,7 @@ def test_pytest_section_follows_the_terminal_width(tmp_path):
         assert max(len(line) for line in lines) == len(lines[0]) == 64, section  # its rule as wide, nothing wider
 
 
+@pytest.mark.slow
 def test_pytest_xdist_sections_are_as_wide_as_the_controllers_terminal(tmp_path):
     """Workers write to pipes: without being told, they would take 80 columns."""
     pytest.importorskip("xdist")
@@ -157,6 +166,7 @@ def run_in_sized_terminal(args, *, cwd, env, columns: int) -> tuple[int, str]:
         os.close(master)
 
 
+@pytest.mark.slow
 def test_pytest_pdb_shows_the_section_then_starts_pdb(tmp_path):
     run = pytest_run(tmp_path, "--autodbg", "--pdb", "-p", "no:xdist", AUTODBG_MODEL="none", input="p values\nc\nc\n")
     out = run.stdout
@@ -197,6 +207,7 @@ def ipython(tmp_path, typed: str, **env):
                   input=typed + "exit\n", timeout=300, env=clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), **env))
 
 
+@pytest.mark.slow
 def test_ipython_extension_after_the_traceback(tmp_path):
     pytest.importorskip("IPython")
     run = ipython(tmp_path, IPYTHON_SESSION, AUTODBG_MODEL="none", AUTODBG_REPORT=str(tmp_path / "r.json"),
@@ -225,6 +236,7 @@ def colourless(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
+@pytest.mark.slow
 def test_jupyter_kernel_runs_the_extension_in_a_notebook(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

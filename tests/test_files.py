@@ -67,6 +67,7 @@ def test_the_report_replaces_only_a_report_and_only_its_owner_can_read_it(tmp_pa
     assert [p.name for p in out.iterdir()] == ["report.json"]  # no temporary left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("there", ["a file", "a symlink", "a folder", "a fifo"])
 def test_the_report_never_replaces_what_autodbg_did_not_write(tmp_path, there):
     victim = tmp_path / "victim"
@@ -149,6 +150,7 @@ def crash_with_the_model(machine: Machine) -> tuple[subprocess.CompletedProcess,
     return done, json.loads(report.read_text())
 
 
+@pytest.mark.slow
 def test_a_tampered_model_of_the_right_size_is_refused_and_never_loaded(cached, blob):  # noqa: F811
     tamper(cached.model, blob)
     assert cached.model.stat().st_size == cached.spec.size
@@ -174,6 +176,7 @@ def test_only_a_verified_sha256_keys_the_prompt_state(cached, monkeypatch):
     assert all(mode(p) == 0o600 for p in (cached.ours / "verified").iterdir())
 
 
+@pytest.mark.slow
 def test_a_model_changed_after_verification_is_hashed_again(cached, blob):  # noqa: F811
     ok(cached.ensure())
     verified = cached.model.stat()

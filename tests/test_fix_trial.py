@@ -76,6 +76,7 @@ def test_a_fix_that_raises_something_else_fails_differently(tmp_path):
                              "raised TypeError")
 
 
+@pytest.mark.slow
 def test_a_fix_that_loops_forever_hangs_and_is_stopped(tmp_path):
     ran = trial(tmp_path, {"prog.py": CALENDAR}, calendar_fix("    while True:\n        pass\n"))
     assert ran == {"result": "hangs", "detail": "still running after 5 s", "moved_on": False, "stopped_by_fix": False, "refused": None}

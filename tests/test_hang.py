@@ -68,6 +68,7 @@ def plain_interrupt(script) -> subprocess.CompletedProcess:
     return interrupt(script, clean_env())[0]
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_a_stuck_loop_says_where_and_that_it_is_stuck(hooked, tmp_path):
     script = tmp_path / "settings.py"
     script.write_text(STUCK)
@@ -87,6 +88,7 @@ def test_ctrl_c_on_a_stuck_loop_says_where_and_that_it_is_stuck(hooked, tmp_path
     assert seen < 2.0  # the README says 0.5 s; two loaded cores get some slack
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_a_progressing_computation_gets_only_where_it_was(hooked, tmp_path):
     script = tmp_path / "squares.py"
     script.write_text(PROGRESSING)
@@ -109,6 +111,7 @@ def test_a_keyboard_interrupt_the_program_raises_itself_adds_nothing(hooked, tmp
     assert (run.returncode, run.stderr) == (plain.returncode, plain.stderr) == (-signal.SIGINT, plain.stderr)
 
 
+@pytest.mark.slow
 def test_autodbg_run_hang_after_interrupts_a_stuck_loop(tmp_path):
     script = tmp_path / "settings.py"
     script.write_text(STUCK)
@@ -121,6 +124,7 @@ def test_autodbg_run_hang_after_interrupts_a_stuck_loop(tmp_path):
     assert "stuck: `i` stays 1" in " ".join(ours.split())
 
 
+@pytest.mark.slow
 def test_autodbg_run_without_hang_after_runs_a_finishing_program_to_its_end(tmp_path):
     script = tmp_path / "quick.py"
     script.write_text("import time\ntime.sleep(1.5)\nprint('done')\n")
@@ -148,6 +152,7 @@ def test_last():
 """
 
 
+@pytest.mark.slow
 def test_pytest_hang_after_fails_the_hanging_test_and_goes_on(tmp_path):
     (tmp_path / "test_shop.py").write_text(HANGING_TESTS)
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--autodbg",
@@ -274,6 +279,7 @@ for clerk in clerks:
 """
 
 
+@pytest.mark.slow
 def test_a_lock_order_deadlock_of_two_threads_is_named(hooked, tmp_path):
     script = tmp_path / "shop.py"
     script.write_text(LOCK_ORDER)
@@ -319,6 +325,7 @@ consume(jobs)
 """
 
 
+@pytest.mark.slow
 def test_a_queue_nobody_feeds_any_more_is_stuck(hooked, tmp_path):
     script = tmp_path / "jobs.py"
     script.write_text(QUEUE.format(produce="if n == 1:\n            return  # the end marker is never put"))
@@ -328,6 +335,7 @@ def test_a_queue_nobody_feeds_any_more_is_stuck(hooked, tmp_path):
     assert "one iteration ran longer" not in ours  # decided without running the loop on
 
 
+@pytest.mark.slow
 def test_a_queue_whose_producer_still_runs_is_not_called_stuck(hooked, tmp_path):
     script = tmp_path / "jobs.py"
     script.write_text(QUEUE.format(produce="time.sleep(30)  # slow, but it will put"))
@@ -342,6 +350,7 @@ def user_stack(frame):
     return [(f, f.f_lineno) for f in hangs._outward(frame) if "threading" not in f.f_code.co_filename]
 
 
+@pytest.mark.slow
 def test_lock_waits_reads_holders_and_waits_off_live_threads():
     books, stock = __import__("threading").Lock(), __import__("threading").Lock()
     started = __import__("threading").Barrier(3)
@@ -372,6 +381,7 @@ def test_lock_waits_reads_holders_and_waits_off_live_threads():
     assert blocked.startswith("deadlock: Thread-") and blocked.count("holds") == 2
 
 
+@pytest.mark.slow
 def test_a_condition_wait_holds_nothing_and_a_lock_taken_twice_is_a_deadlock():
     import threading
     ready, lock = threading.Condition(), threading.Lock()
@@ -429,6 +439,7 @@ asyncio.run(main())
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10's asyncio.run has no Ctrl-C handler to look from: "
                     "its tasks are cancelled before the excepthook, and only `asyncio.run(main())` is left")
+@pytest.mark.slow
 def test_ctrl_c_under_asyncio_run_says_which_await_it_was_stuck_at(hooked, tmp_path):
     script = tmp_path / "shop.py"
     script.write_text(AWAITS_FOREVER)
@@ -502,6 +513,7 @@ move(front, back, 10)
 """
 
 
+@pytest.mark.slow
 def test_the_watchdog_sees_a_deadlock_of_the_main_thread_as_it_was(tmp_path):
     # By the time the crash handler runs, the main thread's `with` has let go of its lock and the
     # clerk went on: only the stacks the watchdog took as it fired show the cycle.

@@ -160,6 +160,7 @@ def test_a_hook_installed_over_ours_is_wrapped_again_but_investigates_once():
     assert lines[-1] == "HANDLED ValueError None"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threading_first", [True, False], ids=["threading-loaded", "threading-later"])
 def test_thread_crash_gets_evidence_after_the_usual_message(threading_first):
     install = "import _autodbg_hook; _autodbg_hook.install()\n"

@@ -562,6 +562,7 @@ def test_enough_hostile_commands():
     assert len(hostile) >= 150 and len({p.id for p in COMMANDS}) == len(COMMANDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command, check", COMMANDS)
 def test_hostile_command_is_contained(tmp_path, command, check):
     session = run_session(tmp_path, f"{command}\nprint 1 + 1\nquit\n")

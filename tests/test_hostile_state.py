@@ -130,6 +130,7 @@ def problems_with(hooked: Run, plain: Run, exception: str, report: Path, mode: s
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["main", "thread"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_hostile_state_under_the_hook(tmp_path, name, mode):
@@ -142,6 +143,7 @@ def test_hostile_state_under_the_hook(tmp_path, name, mode):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_victims_crash_as_designed_without_autodbg(tmp_path):
     """The victims themselves: each crashes with its exception, the thread cases go on and exit 0,
     and the program's own log has no call that only a debugger would make."""

@@ -639,6 +639,7 @@ class SlowStandIn(ScriptedStandInModel):
         return done
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target, turns", [(60, 3), (2, 1)])
 def test_scripted_commands_run_only_while_they_and_two_answers_fit_the_plan(crash, target, turns):
     """At 10 tokens per 0.3 s, two answers take about 4 s: with 2 s to the budget's target there is

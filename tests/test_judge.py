@@ -76,6 +76,7 @@ def test_a_script_without_tests_has_no_judge(tmp_path):
     assert find_tests(str(tmp_path / "app.py"), [str(tmp_path / "app.py")]) is None
 
 
+@pytest.mark.slow
 def test_the_right_fix_passes_every_case_and_a_nudged_constant_breaks_them(project):
     tests = find_tests(str(project / "shop" / "pricing.py"), [])
     before = run_tests(tests, None, 60)
@@ -88,6 +89,7 @@ def test_the_right_fix_passes_every_case_and_a_nudged_constant_breaks_them(proje
     assert (project / "shop" / "pricing.py").read_text() == PRICING  # judged on a copy, never the user's files
 
 
+@pytest.mark.slow
 def test_a_test_module_that_could_not_import_and_now_runs_is_judged_by_its_tests(project):
     (project / "shop" / "pricing.py").write_text(PRICING.replace("def total(prices, percent):", "def total(prices, percent:"))
     tests = find_tests(str(project / "shop" / "pricing.py"), [])
@@ -102,6 +104,7 @@ def test_a_test_module_that_could_not_import_and_now_runs_is_judged_by_its_tests
     assert fixed.fixed == ["tests.test_pricing"] and not fixed.still_failing and fixed.holds
 
 
+@pytest.mark.slow
 def test_labels_say_only_what_was_run_and_seen(project):
     tests = find_tests(str(project / "shop" / "pricing.py"), [])
     before = run_tests(tests, None, 60)
@@ -148,6 +151,7 @@ def test_a_change_of_a_test_or_of_the_driver_that_runs_it_is_refused(project):
     assert judging_files(dossier_of(library, str(project / "main.py"))) == set()  # no test ran: nothing judges
 
 
+@pytest.mark.slow
 def test_where_the_fix_breaks_the_tests_another_change_that_holds_them_takes_its_place(project):
     tests_file = project / "tests" / "test_pricing.py"
     wrong = check_fix(edit(project, NUDGED))
@@ -183,6 +187,7 @@ def test_the_programs_failing_tests_point_the_search_at_the_lines_they_ran(proje
     assert [(p.file, p.line) for p in places] == [(pricing, 2)]
 
 
+@pytest.mark.slow
 def test_the_crashs_own_test_runs_first_and_a_run_cut_at_its_budget_still_points(project):
     # A slow test ahead of the failing one in the file: run in order, the budget ends before any test fails.
     tests_file = project / "tests" / "test_pricing.py"
@@ -231,6 +236,7 @@ class CounterTest(unittest.TestCase):
 """
 
 
+@pytest.mark.slow
 def test_scripted_where_the_frames_show_only_the_test_the_lines_the_failing_tests_point_to_are_rewritten(
         tmp_path, monkeypatch):
     """unittest's assertEqual fails after the test used the program: the crash's frames are the test

@@ -276,6 +276,7 @@ def test_probe_output_never_reaches_the_parents_stdout_or_stderr(tmp_path):
     assert (done.returncode, done.stdout, done.stderr) == (0, "before ok quiet\n", "err-before ")
 
 
+@pytest.mark.slow
 def test_probe_dies_with_its_parent(tmp_path):
     script = tmp_path / "parent.py"
     script.write_text(

@@ -88,6 +88,7 @@ def test_program_functions_run_in_the_probe_and_their_effects_die_there(tmp_path
     assert report["probe"] == {"mode": "fork", "evidence": "ok"}
 
 
+@pytest.mark.slow
 def test_a_probe_that_hangs_or_exits_is_reported_and_the_session_goes_on(tmp_path):
     out, mark, report = session(tmp_path, "print cart.spin()\nprint cart.leave()\nprint cart.items\n")
     assert answer(out, "print cart.spin()") == "error: timed out after 3.0 s"

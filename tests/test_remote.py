@@ -240,6 +240,7 @@ def test_an_unknown_host_name_says_so():
     assert "cannot resolve the host name 'no-such-host.invalid'" in fails(RemoteEngine("http://no-such-host.invalid/v1", MODEL))
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_times_out_at_the_deadline():
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))

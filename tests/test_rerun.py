@@ -106,6 +106,7 @@ def test_hits_past_the_limit_end_the_rerun(tmp_path):
     assert "stopped the re-run after 20 breakpoint hits" in run.stdout
 
 
+@pytest.mark.slow
 def test_a_rerun_that_loops_forever_is_stopped_by_its_budget(tmp_path):
     # The first run leaves a marker and crashes; a re-run finds it and never ends.
     program = ("import os\nif os.path.exists('seen'):\n    while True:\n        pass\n"

@@ -295,6 +295,7 @@ def test_pdbs_ways_to_leave(tmp_path, leave):
         terminal.close()
 
 
+@pytest.mark.slow
 def test_the_prompts_history_is_kept_between_sessions_and_bounded(tmp_path):
     terminal = pdb_terminal(tmp_path)
     try:

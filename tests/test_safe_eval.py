@@ -477,6 +477,7 @@ def test_repr_that_raises(reprs):
     assert safe_repr(reprs.debugger.current.frame.f_locals["bad"]) == "<repr failed: RuntimeError: repr exploded>"
 
 
+@pytest.mark.slow
 def test_repr_that_sleeps_returns_promptly(reprs):
     out, seconds = timed(run, reprs, "print slow")
     assert out == "slow = <repr timed out after 1s>"
@@ -485,6 +486,7 @@ def test_repr_that_sleeps_returns_promptly(reprs):
     assert value == "<repr timed out after 1s>" and seconds < 5
 
 
+@pytest.mark.slow
 def test_locals_with_a_sleeping_repr_is_still_complete(reprs):
     out, seconds = timed(run, reprs, "locals")
     assert seconds < 5
@@ -526,6 +528,7 @@ def test_time_limit_raises_timelimit_and_restores_the_alarm():
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
+@pytest.mark.slow
 def test_repr_with_a_bare_except_retry_loop_is_still_stopped(tmp_path):
     """A sloppy `except:` retry loop swallows the one TimeLimit the alarm raises; the repr must
     still end promptly. Run in a child so a hang cannot stall the suite."""

@@ -214,6 +214,7 @@ def test_prices():
 '''
 
 
+@pytest.mark.slow
 def test_the_pytest_section_is_at_most_twelve_lines_a_failure(tmp_path):
     (tmp_path / "test_suite.py").write_text(textwrap.dedent(SUITE))
     run = run_py(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "--autodbg", "test_suite.py"],

@@ -52,6 +52,7 @@ def crashed(directory, monkeypatch, source: str, name: str = "prog.py"):
     return session, session.dossier()
 
 
+@pytest.mark.slow
 def test_the_search_finds_the_one_token_fix_of_a_failing_test(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
     assert proof(dossier) == "test"
@@ -78,6 +79,7 @@ def test_changes_that_write_are_refused_in_their_probe_and_the_search_goes_on(tm
     assert found.tried == sum(found.outcomes.values())
 
 
+@pytest.mark.slow
 def test_changes_that_loop_are_stopped_and_the_search_keeps_its_deadline(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, COUNT_DOWN)
     started = time.monotonic()
@@ -183,6 +185,7 @@ def choice(root_cause: str, fix: str) -> str:
     return json.dumps({"root_cause": root_cause, "fix": fix})
 
 
+@pytest.mark.slow
 def test_scripted_the_model_chooses_among_the_fixes_that_passed_and_says_why(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
     passing = two_fixes(session, dossier)
@@ -198,6 +201,7 @@ def test_scripted_the_model_chooses_among_the_fixes_that_passed_and_says_why(tmp
     assert [c.purpose for c in found.calls] == ["choice"]
 
 
+@pytest.mark.slow
 def test_scripted_a_change_the_test_passed_with_stands_even_when_the_answer_is_cut_short(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
     model = ScriptedStandInModel(['{"root_cause": "it ret', '{"root_cause": "it ret'])
@@ -207,6 +211,7 @@ def test_scripted_a_change_the_test_passed_with_stands_even_when_the_answer_is_c
                                           "the failing assertion holds.")
 
 
+@pytest.mark.slow
 def test_scripted_a_junk_reason_for_a_fix_that_passed_is_said_plainly_instead(tmp_path, monkeypatch):
     session, dossier = crashed(tmp_path, monkeypatch, BELOW_ZERO)
     junk = choice("(null) (null) (null) (null) (null)", "B")
@@ -217,6 +222,7 @@ def test_scripted_a_junk_reason_for_a_fix_that_passed_is_said_plainly_instead(tm
                                           "the failing assertion holds, and the code that holds it runs to its end.")
 
 
+@pytest.mark.slow
 def test_the_crash_hook_shows_what_the_search_found_as_the_answer(tmp_path):
     (tmp_path / "prog.py").write_text(COUNT_DOWN)
     report = tmp_path / "report.json"

@@ -254,6 +254,7 @@ def victim_session(tmp_path, monkeypatch):
     pytest.fail("the victim did not crash")
 
 
+@pytest.mark.slow
 def test_no_secret_piece_through_extraction_commands(victim_session):
     session, dossier = victim_session
     frames = {function: i for i, (file, _, function) in enumerate(session.state().stack) if file.endswith("victim.py")}

@@ -160,6 +160,7 @@ def test_a_bad_project_file_is_one_line_and_the_rest_stands(tmp_path, text, warn
     assert len(settings.warnings) == 1 and warning in settings.warnings[0] and "\n" not in settings.warnings[0]
 
 
+@pytest.mark.slow
 def test_a_pattern_that_backtracks_is_left_out_quickly(tmp_path):
     started = time.monotonic()
     settings = load_settings({"AUTODBG_REDACT": r"tenant,re:(a+)+$,re:acme-[0-9]{6},re:(\w+\s?)*$,re:["}, cwd=tmp_path)
@@ -280,6 +281,7 @@ def test_what_the_program_puts_in_its_environment_sets_nothing(tmp_path):
     assert "autodbg · " in run.stderr and "evidence only (AUTODBG_MODEL=none)" in run.stderr
 
 
+@pytest.mark.slow
 def test_the_api_key_goes_only_to_a_server_you_named(tmp_path):
     with ModelServer() as server:
         (tmp_path / "pyproject.toml").write_text(f'[tool.autodbg]\nengine = "remote"\nbase_url = "{server.url}"\n'

@@ -91,6 +91,7 @@ def answer(out: str, command: str) -> str:
     return out.split(f"(autodbg) {command}\n", 1)[1].split("\n(autodbg)", 1)[0]
 
 
+@pytest.mark.slow
 def test_trace_replays_a_call_of_the_failing_line_and_the_frames_own_call(tmp_path):
     out, _ = session(tmp_path, "parse", "trace parse(s)\ntrace check( s )\ntrace nosuch(s)\n"
                                         "trace parse(s.strip())\ntrace\n")
@@ -119,18 +120,21 @@ def test_a_replay_that_writes_a_file_is_not_replayable_and_writes_nothing(tmp_pa
     assert REPLAYED not in out
 
 
+@pytest.mark.slow
 def test_an_endless_replay_is_stopped_at_the_line_limit(tmp_path):
     out, _ = session(tmp_path, "spin", "trace wait_for(job, 0)\n")
     history = answer(out, "trace wait_for(job, 0)")
     assert "line 26 ×" in history and history.endswith("⇒ stopped at the line limit")
 
 
+@pytest.mark.slow
 def test_a_replay_that_sleeps_forever_is_killed_at_the_deadline(tmp_path):
     out, _ = session(tmp_path, "nap", "trace wait_for(job, 0.5)\n")
     assert answer(out, "trace wait_for(job, 0.5)") == "error: timed out after 3.0 s"
     assert REPLAYED not in out and "job = {'runs': 1}" in out  # the evidence's replay timed out, its values stand
 
 
+@pytest.mark.slow
 def test_a_replays_secrets_are_redacted(tmp_path):
     out, _ = session(tmp_path, "secret", "trace login(s)\n")
     history = answer(out, "trace login(s)")

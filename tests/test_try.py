@@ -58,6 +58,7 @@ def session_output(project: Path, typed: str) -> dict[str, str]:
     return {part.split("\n", 1)[0]: part.split("\n", 1)[1].strip() for part in parts}
 
 
+@pytest.mark.slow
 def test_try_at_the_prompt_says_what_the_run_and_the_tests_showed(project):
     right = "try pricing.py:2 return price - price * percent / 100"
     crash_only = "try pricing.py:2 return price"  # the crashed run goes on, two of the tests still fail
@@ -124,6 +125,7 @@ def test_try_never_changes_what_judges_and_the_grammar_offers_only_lines_a_fix_m
     assert rule == '"try" " " ("count.py:" (([1-2]))) " " new-code'  # count_big's lines, not its test's
 
 
+@pytest.mark.slow
 def test_scripted_a_try_that_passes_the_tests_is_the_answer(tmp_path, monkeypatch):
     """The scripted stand-in model runs `try` on the line the failing test points to; that change
     passed the program's tests, so it stands, with the model's reason, and keeps its green label."""
