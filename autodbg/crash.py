@@ -141,7 +141,7 @@ class CrashSession:
             self.evidence += ("; " if self.evidence else "") + f"replays: {outcome.detail}"
             return []
         self.redactor.absorb(reply.secrets)
-        self.redactor.absorb_names(reply.names)
+        self.redactor.absorb_names(reply.names, reply.files)
         return reply.replays
 
     def state(self) -> LiveState | None:
@@ -287,7 +287,7 @@ class CrashSession:
         self.position = reply.position
         self.last_state = reply.state
         self.redactor.absorb(reply.secrets)
-        self.redactor.absorb_names(reply.names)
+        self.redactor.absorb_names(reply.names, reply.files)
 
     def _run(self, look: "Look", seconds: float, plain: bool = False) -> tuple[ProbeOutcome, "Reply | None"]:
         """How LOOK ran where the frames are, and its reply (None unless it ran to its end)."""
@@ -376,6 +376,7 @@ class Reply(Record):
     position: tuple[int, int]
     secrets: list[str]
     names: list[str] = field(default_factory=list)  # the words the program's code is named by
+    files: list[str] = field(default_factory=list)  # and the files whose code was seen
     dossier: Dossier | None = None
     replays: list[Replay] = field(default_factory=list)
     changes: list[Edit] = field(default_factory=list)
@@ -446,4 +447,5 @@ def serve(open_debugger: Callable[[], Inspector], look: Look, redact: Sequence[s
         d.select_frame(frame)
     answer = HANDLERS[type(look)](session, look)
     return Reply(state=live_state(session), position=(d.exception_index, d.curindex),
-                 secrets=session.redactor.learned, names=sorted(session.redactor.names), listed=session.listed, **answer)
+                 secrets=session.redactor.learned, names=sorted(session.redactor.names),
+                 files=sorted(session.redactor.files), listed=session.listed, **answer)

@@ -292,6 +292,8 @@ class Redactor:
         self._nodes_left = MAX_NODES_PER_CRASH
         self._scrubbed: dict[str, str] = {}  # text -> scrubbed: a report repeats its keys and texts
         self.names: set[str] = set()  # words the program's code is named by, lower case (learn_names)
+        self.files: set[str] = set()  # the program's files whose code was seen
+        self._path_words: set[str] = set()  # the words of their paths, lower case
 
     def is_secret(self, name: str) -> bool:
         verdict = self._verdicts.get(name)
@@ -345,13 +347,20 @@ class Redactor:
     def learn_names(self, code: types.CodeType) -> None:
         """The names CODE uses and the words of its file's path. A piece of a secret inside such a
         word is the program's vocabulary, which its source shows anyway (`def print_results` when
-        the password is `print_results99`; `secret_crash.py`), not a leak: it is left as it is."""
-        names = (code.co_name, *code.co_varnames, *code.co_names, *code.co_freevars, *code.co_cellvars,
-                 *_WORD.findall(code.co_filename))
-        self.absorb_names(names)
+        the password is `print_results99`; `secret_crash.py`), not a leak: it is left as it is. A
+        path's words are kept even where one is a learned secret as a whole (a folder named like a
+        lexer's `token`): Python's traceback above shows them as they are."""
+        self.absorb_names((code.co_name, *code.co_varnames, *code.co_names, *code.co_freevars, *code.co_cellvars),
+                          (code.co_filename,))
 
-    def absorb_names(self, names: Iterable[str]) -> None:
-        """Remember NAMES, what another Redactor learned (a probe's)."""
+    def absorb_names(self, names: Iterable[str], files: Iterable[str] = ()) -> None:
+        """Remember NAMES and FILES, what another Redactor learned (a probe's)."""
+        for file in islice(files, max(0, MAX_NAMES - len(self.files))):
+            if type(file) is str and file not in self.files:
+                self.files.add(file)
+                words = [w.lower() for w in _WORD.findall(file)]
+                self._path_words.update(words)
+                names = (*names, *words)
         for name in islice(names, max(0, MAX_NAMES - len(self.names))):
             if type(name) is str:
                 self.names.add(name.lower())
@@ -524,13 +533,14 @@ class Redactor:
 
     def _in_names(self, text: str, first: int, end: int) -> bool:
         """Whether every word TEXT[FIRST:END] touches is a name of the program's code, and none of
-        them is a learned secret as a whole."""
+        them is a learned secret as a whole, unless it is a word of a program file's path."""
         if not self.names:
             return False
         while first > 0 and _WORD.match(text, first - 1):
             first -= 1
         words = _WORD.findall(text, first, _WORD.match(text, end - 1).end())
-        return all(w.lower() in self.names and "".join(_PIECE_CHARS.findall(w.lower())) not in self.values
+        return all(w.lower() in self.names and (w.lower() in self._path_words
+                                                 or "".join(_PIECE_CHARS.findall(w.lower())) not in self.values)
                    for w in words)
 
     def _piece_starts(self, flat: str) -> list[int]:

@@ -375,3 +375,13 @@ def test_a_name_that_is_a_secret_as_a_whole_is_still_redacted():
     r.learn("password", "print_results")
     r.absorb_names(["print_results"])
     assert r.scrub("def print_results(x):") == f"def {REDACTED}(x):"
+
+
+def test_the_words_of_a_program_files_path_are_kept_even_where_one_is_a_secret():
+    r = Redactor()
+    r.learn("token", {"type": "number", "start": 0})  # a lexer's token, learned as a secret
+    path = "/tmp/bench/jmespath-number-types/jmespath/functions.py"
+    assert r.scrub(path) == f"/tmp/bench/jmespath-{REDACTED}-types/jmespath/functions.py"
+    r.absorb_names([], [path])
+    assert r.scrub(path) == path and r.scrub("received: number") == "received: number"
+    assert r.scrub("numbers") == f"{REDACTED}s"  # a word that is no word of the path holds the secret
