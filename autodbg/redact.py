@@ -212,6 +212,7 @@ _MARKER = re.compile(r"(<redacted(?:[ :][^<>\n]{0,60})?>)")
 _PIECE_CHARS = re.compile(r"[^\W_]+")  # letters and digits: what a secret's pieces are matched on
 _NOT_PIECE_CHARS = re.compile(r"[\W_]+")
 _WORD = re.compile(r"\w+")  # a name as code spells it
+_PLAIN_WORD = re.compile(r"[A-Za-z_ ]+")  # a key that names a field or a place, no secret
 
 
 # --- user additions --------------------------------------------------------------------------
@@ -320,6 +321,8 @@ class Redactor:
             # Everything in `passwords = [...]` is secret; an object under a secret name is not
             # all secret (a plugin registry's `pytest_assertion_pass` entry), only its secret-named attributes.
             inherited = secret and issubclass(type(value), _CONTAINERS)
+            if issubclass(type(value), dict):
+                self._learn_keys(value, inherited)
             for child_name, child in _children(value):
                 kind = type(child)
                 if kind in _LEAF_TYPES:
@@ -328,6 +331,14 @@ class Redactor:
                 if kind in _TEXT_TYPES and not child_secret and len(child) < MIN_SHAPED:
                     continue  # a short string of no secret name: nothing to learn
                 todo.append((child, child_secret, depth - 1))
+
+    def _learn_keys(self, mapping: dict, secret: bool) -> None:
+        """The keys of MAPPING that may be secrets: in a secret-named mapping (`sessions_by_token`,
+        `api_keys = {"sk-live-...": "ci"}`) every key that is not a plain word (`prod`,
+        `username`); anywhere, those shaped like a token."""
+        for key in islice(dict.__iter__(mapping), MAX_ITEMS):
+            if issubclass(type(key), str) and (len(key) >= MIN_SHAPED or secret):
+                self.learn_text(key, secret and not _PLAIN_WORD.fullmatch(key))
 
     def learn_text(self, value: str | bytes | bytearray, secret: bool) -> None:
         """Remember VALUE if SECRET, else only the token-shaped parts of it."""

@@ -132,3 +132,18 @@ main()
     for text in (ours, report.read_text()):
         assert "print_results99" not in text and "secret_crash_2024" not in text
         assert "<redacted>_crash" not in text and "def <redacted>" not in text
+
+
+# A secret used as a dict key was never learned: shown under another name it leaked.
+def test_a_secret_used_as_a_dict_key_is_redacted_under_any_name(tmp_path, hooked):
+    ours, report = crash(tmp_path, hooked, f'''\
+def owner_of(table, user):
+    return table[user]
+
+
+api_keys = {{"{SECRET}": "ci-bot"}}
+print(owner_of(api_keys, "bob"))
+''')
+    assert "KeyError: 'bob'" in ours and "table" in ours
+    for text in (ours, report):
+        assert not pieces(SECRET.lower()) & pieces(text.lower().replace(" ", ""))

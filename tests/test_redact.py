@@ -385,3 +385,12 @@ def test_the_words_of_a_program_files_path_are_kept_even_where_one_is_a_secret()
     r.absorb_names([], [path])
     assert r.scrub(path) == path and r.scrub("received: number") == "received: number"
     assert r.scrub("numbers") == f"{REDACTED}s"  # a word that is no word of the path holds the secret
+
+
+def test_secrets_used_as_dict_keys_are_learned():
+    r = Redactor()
+    r.learn("sessions_by_token", {token(20, 80): "alice", "prod": "x", "user name": "y"})
+    r.learn("cache", {"sk_live_" + token(24, 81): 1, "a plain key of a cache": 2})  # shaped like a token
+    r.learn("settings", {token(12, 82): 3})  # neither: an ordinary key
+    text = f"{token(20, 80)} {token(24, 81)} {token(12, 82)} prod user name a plain key of a cache"
+    assert r.scrub(text) == f"{REDACTED} {REDACTED} {token(12, 82)} prod user name a plain key of a cache"
