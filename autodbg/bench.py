@@ -207,7 +207,10 @@ def crashed_differently(report: dict, case, work: Path) -> str:
     expected = (case.crash_site["file"], case.crash_site["line"])
     # A deep recursion ends wherever the limit meets it: the recorded site on the stack is the same crash.
     stack = {(in_case(frame["file"], work), frame["line"]) for frame in dossier["frames"]}
-    return "" if where == expected or expected in stack else f"at {where[0]}:{where[1]} (expected {expected[0]}:{expected[1]})"
+    # A stuck loop is interrupted at whichever of its lines it is on: its header names the crash.
+    loop = (dossier.get("hang") or {}).get("loop")
+    looped = loop is not None and (in_case(loop["file"], work), loop["line"]) == expected
+    return "" if where == expected or expected in stack or looped else f"at {where[0]}:{where[1]} (expected {expected[0]}:{expected[1]})"
 
 
 def edits_judge(report: dict, fix: dict) -> bool:

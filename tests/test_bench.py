@@ -194,3 +194,20 @@ def test_mode_run_goes_through_autodbg_run(tiny_corpus):
     assert run["diagnosis"] == hook["diagnosis"]  # the same crash site, reported by `autodbg run`
     shim = bench.write_run_shim(tiny_corpus.parent / "shim") / "python3"
     assert "-m autodbg run" in shim.read_text()
+
+
+def test_a_stuck_loop_interrupted_on_another_of_its_lines_is_the_same_crash(tmp_path):
+    case = corpus.load_case(Path(__file__).parent.parent / "bench" / "corpus" / "dev" / "quantity-tokenizer-decimal")
+    work = tmp_path / "work"
+    work.mkdir()
+    file = str(work / "quantities.py")
+
+    def report(loop_line: int | None) -> dict:
+        loop = None if loop_line is None else {"file": file, "line": loop_line}
+        return {"dossier": {"exception": {"type": "KeyboardInterrupt", "message": ""},
+                            "crash_site": {"file": file, "line": 18}, "frames": [{"file": file, "line": 18}],
+                            "hang": {"loop": loop}}}
+    assert case.crash_site == {"file": "quantities.py", "line": 9}  # the loop's header
+    assert bench.crashed_differently(report(9), case, work) == ""  # Ctrl-C landed on line 18 of that loop
+    assert bench.crashed_differently(report(None), case, work) == "at quantities.py:18 (expected quantities.py:9)"
+    assert bench.crashed_differently(report(20), case, work) != ""  # another loop
