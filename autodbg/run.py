@@ -52,6 +52,9 @@ def run_command(args) -> int:
             watchdog.cancel()
     if exc is None or isinstance(exc, SystemExit):
         return exit_status(exc)
+    if program.module is not None and isinstance(exc, ImportError) and exc.__traceback__ is None:
+        message = str(exc)  # runpy's: no such module, or a package without __main__; nothing of the program ran
+        raise AutodbgError(message[:1].lower() + message[1:])
     print_user_traceback(exc)
     if turned_off():  # AUTODBG=0: just the traceback, as plain python
         return exit_status(exc)

@@ -106,6 +106,11 @@ def test_program_reading_stdin(tmp_path):
 def test_bad_input_is_one_line(tmp_path):
     missing = run_py(["-m", "autodbg", "run", "nope.py"], cwd=tmp_path)
     assert missing.returncode == 2 and missing.stderr == "autodbg: no such script: nope.py\n"
+    no_module = run_py(["-m", "autodbg", "run", "-m", "no_such_module_here"], cwd=tmp_path)
+    assert no_module.returncode == 2 and no_module.stderr == "autodbg: no module named no_such_module_here\n"
+    package = run_py(["-m", "autodbg", "run", "-m", "json"], cwd=tmp_path)
+    assert package.returncode == 2 and package.stderr == \
+        "autodbg: no module named json.__main__; 'json' is a package and cannot be directly executed\n"
     nothing = run_py(["-m", "autodbg", "run"], cwd=tmp_path)
     assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1
     bad_setting = run_py(["-m", "autodbg", "run", write(tmp_path)], cwd=tmp_path,
