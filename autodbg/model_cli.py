@@ -42,7 +42,7 @@ def list_models(args) -> int:
 def pull(args) -> int:
     from autodbg.llm import download
 
-    say(str(download.pull(_spec(args.id), _cache())))
+    say(download.pull(_spec(args.id), _cache()))
     return 0
 
 
@@ -53,7 +53,7 @@ def path(args) -> int:
     found = local_path(spec, _cache())
     if found is None:
         raise missing(spec)
-    say(str(found))
+    say(found)
     return 0
 
 

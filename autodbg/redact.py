@@ -366,16 +366,16 @@ class Redactor:
 
     def absorb_names(self, names: Iterable[str], files: Iterable[str] = ()) -> None:
         """Remember NAMES and FILES, what another Redactor learned (a probe's)."""
-        for file in islice(files, max(0, MAX_NAMES - len(self.files))):
-            if type(file) is str and file not in self.files:
-                self.files.add(file)
-                words = [w.lower() for w in _WORD.findall(file)]
-                self._path_words.update(words)
-                names = (*names, *words)
-        for name in islice(names, max(0, MAX_NAMES - len(self.names))):
+        known = len(self.names)
+        new_files = [f for f in islice(files, max(0, MAX_NAMES - len(self.files))) if type(f) is str and f not in self.files]
+        self.files.update(new_files)
+        words = [w.lower() for f in new_files for w in _WORD.findall(f)]
+        self._path_words.update(words)
+        for name in islice((*names, *words), max(0, MAX_NAMES - len(self.names))):
             if type(name) is str:
                 self.names.add(name.lower())
-        self._scrubbed.clear()
+        if len(self.names) != known:
+            self._scrubbed.clear()  # what was scrubbed before may now keep a name
 
     def learn_frame(self, frame: types.FrameType) -> None:
         """The locals of FRAME, and its module's globals (once per module), and its code's names."""
@@ -412,7 +412,7 @@ class Redactor:
 
     def _add(self, secret: str) -> None:
         secret = _MARKER.sub(" ", secret)  # text scrubbed before (a report the program holds) is no secret
-        key = "".join(_PIECE_CHARS.findall(secret.lower()))
+        key = _key(secret)
         if len(key) < MIN_PIECE or key in self.values or len(self.values) >= MAX_VALUES:
             return
         self.values.add(key)
@@ -551,7 +551,7 @@ class Redactor:
             first -= 1
         words = _WORD.findall(text, first, _WORD.match(text, end - 1).end())
         return all(w.lower() in self.names and (w.lower() in self._path_words
-                                                 or "".join(_PIECE_CHARS.findall(w.lower())) not in self.values)
+                                                 or _key(w) not in self.values)
                    for w in words)
 
     def _piece_starts(self, flat: str) -> list[int]:
@@ -566,6 +566,11 @@ class Redactor:
         return sorted(found)
 
 
+def _key(text: str) -> str:
+    """TEXT as learned secrets are matched: its letters and digits, lower case."""
+    return "".join(_PIECE_CHARS.findall(text.lower()))
+
+
 def _encoded_forms(secret: str) -> list[str]:
     """SECRET as a program may encode it, matched like the secret (letters and digits, any case):
     hex (`pw.encode().hex()`), rot13, URL-quoted, and base64 from each of the three byte offsets
@@ -577,7 +582,7 @@ def _encoded_forms(secret: str) -> list[str]:
     for shift, mixed in ((0, 0), (1, 2), (2, 3)):
         encoded = base64.b64encode(bytes(shift) + raw).decode().rstrip("=")
         forms.append(encoded[mixed:len(encoded) - (0 if (shift + len(raw)) % 3 == 0 else 1)])
-    return ["".join(_PIECE_CHARS.findall(form.lower())) for form in forms]
+    return [_key(form) for form in forms]
 
 
 def _is_variable(value: str) -> bool:
